@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { createLogger } from '../../logger.js';
+import { connectZk } from '../../zk/index.js';
+import { startEmbedded } from '../../zk-server/embedded.js';
+import type { CliContext } from '../context.js';
+
+/**
+ * `mrtq serve`: the long-running service. Today it brings up ZooKeeper (ZK_CONNECT, --zk, or the
+ * embedded server under the data dir), holds one session and logs its state until SIGINT/SIGTERM;
+ * the consumers that run the queue are wired in here as they land (issue #5).
+ */
+export function registerServe(program: Command, ctx: CliContext): void {
+  program
+    .command('serve')
+    .description('run the service (starts an embedded ZooKeeper when none is configured)')
+    .action(async () => {
+      const log = createLogger(ctx.config.logLevel);
+      let connectString = ctx.zkFlag() ?? ctx.config.zkConnect;
+      if (!connectString) {
+        const embedded = await startEmbedded(ctx.config);
+        log.info({ connectString: embedded.connectString, source: embedded.source, reused: embedded.reused }, 'embedded ZooKeeper');
+        connectString = embedded.connectString;
+      }
+      const zk = await connectZk({ connectString, sessionTimeoutMs: ctx.config.zkSessionTimeoutMs, logger: log });
+      const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
+      log.info({ connectString, dataDir: ctx.config.dataDir }, 'service running; stop with Ctrl-C');
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      log.info({ signal }, 'shutting down');
+      session.unsubscribe();
+      await zk.close();
+    });
+}

@@ -1,0 +1,31 @@
+import type { Config } from '../config.js';
+import { connectZk, type ZkClient } from '../zk/index.js';
+import { readEmbedded } from '../zk-server/embedded.js';
+import { CliError, ExitCode } from './exit-codes.js';
+
+/**
+ * The connection string a command uses: `--zk`, else ZK_CONNECT, else the embedded server
+ * started by `mrtq zk up`.
+ */
+export async function resolveConnectString(config: Config, flag: string | undefined): Promise<string> {
+  if (flag) return flag;
+  if (config.zkConnect) return config.zkConnect;
+  const embedded = await readEmbedded(config.dataDir);
+  if (embedded) return embedded.connectString;
+  throw new CliError(
+    'No ZooKeeper to talk to: set ZK_CONNECT (e.g. 127.0.0.1:2181/merritt), pass --zk, or run `mrtq zk up`.',
+    ExitCode.unavailable,
+  );
+}
+
+/** Connects for one command; the caller closes the client. */
+export async function connectForCommand(config: Config, flag: string | undefined): Promise<ZkClient> {
+  const connectString = await resolveConnectString(config, flag);
+  try {
+    return await connectZk({ connectString, sessionTimeoutMs: config.zkSessionTimeoutMs, connectTimeoutMs: 10_000 });
+  } catch (err) {
+    throw new CliError(`Cannot connect to ZooKeeper at ${connectString}: ${(err as Error).message}`, ExitCode.unavailable, {
+      cause: err,
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import { Command, CommanderError } from 'commander';
+import { loadConfig, type Config } from '../config.js';
+import { registerServe } from './commands/serve.js';
+import { registerTree } from './commands/tree.js';
+import { registerZk } from './commands/zk.js';
+import type { CliContext } from './context.js';
+import { CliError, ExitCode } from './exit-codes.js';
+
+function buildProgram(config: Config): Command {
+  const program = new Command('mrtq')
+    .description('Merritt ingest queue on Apache ZooKeeper')
+    .option('--zk <connect>', 'ZooKeeper connection string (host:port[,host:port][/chroot]); default ZK_CONNECT')
+    .exitOverride()
+    .showHelpAfterError();
+  const ctx: CliContext = {
+    config,
+    zkFlag: () => program.opts<{ zk?: string }>().zk,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  };
+  registerServe(program, ctx);
+  registerZk(program, ctx);
+  registerTree(program, ctx);
+  return program;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    process.stderr.write(`mrtq: ${(err as Error).message}\n`);
+    return ExitCode.usage;
+  }
+  try {
+    await buildProgram(config).parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    if (err instanceof CliError) {
+      process.stderr.write(`mrtq: ${err.message}\n`);
+      return err.exitCode;
+    }
+    process.stderr.write(`mrtq: ${(err as Error).stack ?? String(err)}\n`);
+    return ExitCode.failure;
+  }
+}
+
+function flush(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
+// Exit explicitly (an open socket or timer must not keep a finished command alive), but only
+// after piped output has been written out.
+const code = await main(process.argv);
+await Promise.all([flush(process.stdout), flush(process.stderr)]);
+process.exit(code);
