@@ -22,10 +22,18 @@ export async function resolveConnectString(config: Config, flag: string | undefi
 export async function connectForCommand(config: Config, flag: string | undefined): Promise<ZkClient> {
   const connectString = await resolveConnectString(config, flag);
   try {
-    return await connectZk({ connectString, sessionTimeoutMs: config.zkSessionTimeoutMs, connectTimeoutMs: 10_000 });
-  } catch (err) {
-    throw new CliError(`Cannot connect to ZooKeeper at ${connectString}: ${(err as Error).message}`, ExitCode.unavailable, {
-      cause: err,
+    return await connectZk({
+      connectString,
+      sessionTimeoutMs: config.zkSessionTimeoutMs,
+      connectTimeoutMs: 10_000,
     });
+  } catch (err) {
+    throw new CliError(
+      `Cannot connect to ZooKeeper at ${connectString}: ${(err as Error).message}`,
+      ExitCode.unavailable,
+      {
+        cause: err,
+      },
+    );
   }
 }

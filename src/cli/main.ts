@@ -9,7 +9,10 @@ import { CliError, ExitCode } from './exit-codes.js';
 function buildProgram(config: Config): Command {
   const program = new Command('mrtq')
     .description('Merritt ingest queue on Apache ZooKeeper')
-    .option('--zk <connect>', 'ZooKeeper connection string (host:port[,host:port][/chroot]); default ZK_CONNECT')
+    .option(
+      '--zk <connect>',
+      'ZooKeeper connection string (host:port[,host:port][/chroot]); default ZK_CONNECT',
+    )
     .exitOverride()
     .showHelpAfterError();
   const ctx: CliContext = {

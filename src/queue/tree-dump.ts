@@ -1,4 +1,4 @@
-import type { ZkClient } from '../zk/index.js';
+import { isZkError, type ZkClient } from '../zk/index.js';
 
 /** One node of a dumped tree, as `mrtq tree --json` prints it. */
 export interface TreeNode {
@@ -56,7 +56,7 @@ async function readNode(
     const [{ data, stat }, children] = await Promise.all([client.getData(path), client.getChildren(path)]);
     return { node: { path, ...decode(data), ephemeral: stat.ephemeralOwner !== '0' }, children };
   } catch (err) {
-    if (err instanceof Error && 'code' in err && String(err.code).endsWith('NO_NODE')) return undefined;
+    if (isZkError(err, 'NO_NODE')) return undefined;
     throw err;
   }
 }

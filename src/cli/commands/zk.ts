@@ -4,7 +4,9 @@ import type { CliContext } from '../context.js';
 
 /** `mrtq zk up|down|status`: the service's own local ZooKeeper. */
 export function registerZk(program: Command, ctx: CliContext): void {
-  const zk = program.command('zk').description("manage the service's embedded ZooKeeper (data under the data dir)");
+  const zk = program
+    .command('zk')
+    .description("manage the service's embedded ZooKeeper (data under the data dir)");
 
   zk.command('up')
     .description('start the embedded ZooKeeper (if not running) and print its connection string')
@@ -15,7 +17,9 @@ export function registerZk(program: Command, ctx: CliContext): void {
       else {
         ctx.stdout.write(`${record.connectString}\n`);
         const how = record.reused ? 'already running' : 'started';
-        ctx.stderr.write(`ZooKeeper ${how} (${record.source}${record.pid ? `, pid ${record.pid}` : ''}); stop it with: mrtq zk down\n`);
+        ctx.stderr.write(
+          `ZooKeeper ${how} (${record.source}${record.pid ? `, pid ${record.pid}` : ''}); stop it with: mrtq zk down\n`,
+        );
       }
     });
 

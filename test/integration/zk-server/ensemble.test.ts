@@ -41,7 +41,11 @@ describe('a 3-server ensemble on loopback', () => {
     expect(oldLeader).toBeDefined();
     await ensemble.stopMember(oldLeader, true);
 
-    const newLeader = await eventually(() => ensemble.leaderIndex(), (i) => i !== undefined, 30_000);
+    const newLeader = await eventually(
+      () => ensemble.leaderIndex(),
+      (i) => i !== undefined,
+      30_000,
+    );
     expect(newLeader).toBeDefined();
     expect(newLeader).not.toBe(oldLeader);
 

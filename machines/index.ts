@@ -1,0 +1,31 @@
+// The lifecycles of jobs, batches and access requests: pure XState v5 machines (no I/O),
+// the transition tables they are checked against, and the pure helpers the queue store and
+// the engine build on. See docs/machines.md.
+export { jobMachine, jobMachineAt, type JobMachine } from './job.machine.js';
+export { batchMachine, batchMachineAt, type BatchMachine } from './batch.machine.js';
+export { accessMachine, accessMachineAt, type AccessMachine } from './access.machine.js';
+
+export { newJobState, nextJobState, canJob, restoreJob, type JobCreationEvent } from './job.restore.js';
+export { newBatchState, nextBatchState, canBatch, restoreBatch } from './batch.restore.js';
+export { newAccessState, nextAccessState, canAccess, restoreAccess } from './access.restore.js';
+export type { TransitionResult, ValidTransition, InvalidTransition } from './next-state.js';
+
+export * from './job.types.js';
+export * from './batch.types.js';
+export * from './access.types.js';
+export { createJobContext } from './job.context.js';
+export { createBatchContext } from './batch.context.js';
+export { resumeStateAfter } from './job.resume.js';
+
+export * from './states.js';
+export * from './wire-names.js';
+
+export { jobTable, type JobEdge, type JobTableEvent } from './job.table.js';
+export { batchTable, type BatchEdge, type BatchTableEvent } from './batch.table.js';
+export { accessTable, type AccessEdge, type AccessTableEvent } from './access.table.js';
+export type { TableEdge, GuardRef } from './table.js';
+export { lifecycles, lifecycleNames, type LifecycleName } from './lifecycles.js';
+
+export { ActorNotProvidedError } from './step-actor.js';
+export { hasRunningStep } from './step-status.js';
+export { toMermaid } from './mermaid.js';

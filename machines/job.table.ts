@@ -1,0 +1,57 @@
+import type { JobEventType } from './job.types.js';
+import type { JobState, JobWorkingState } from './states.js';
+import type { TableEdge } from './table.js';
+
+/** The job lifecycle's event names plus `job.created`, which only creates a job. */
+export type JobTableEvent = JobEventType | 'job.created';
+export type JobEdge = TableEdge<JobState, JobTableEvent>;
+
+function requeue(to: JobWorkingState): JobEdge {
+  return {
+    from: 'failed',
+    event: 'admin.requeue',
+    to,
+    guard: { type: 'isResumeAt', params: { state: to } },
+    trigger: `operator requeue; resumes at ${to} after last_successful_status`,
+  };
+}
+
+/** Every transition of the job lifecycle (DESIGN.md §3) and no other. */
+export const jobTable: readonly JobEdge[] = [
+  { from: null, event: 'job.created', to: 'pending', trigger: 'batch expansion creates the job' },
+  {
+    from: null,
+    event: 'job.rejected',
+    to: 'failed',
+    trigger: 'digest mismatch or corrupt manifest at creation',
+  },
+  { from: 'pending', event: 'job.held', to: 'held', trigger: 'collection hold found' },
+  { from: 'pending', event: 'admin.hold', to: 'held', trigger: 'operator hold' },
+  { from: 'pending', event: 'job.acquired', to: 'estimating', trigger: 'pending consumer took the job' },
+  { from: 'pending', event: 'job.rejected', to: 'failed', trigger: 'digest mismatch or corrupt manifest' },
+  { from: 'held', event: 'admin.release', to: 'pending', trigger: 'operator release' },
+  { from: 'held', event: 'admin.delete', to: 'deleted', trigger: 'operator delete' },
+  {
+    from: 'estimating',
+    event: 'estimate.done',
+    to: 'provisioning',
+    trigger: 'estimate finished (never fails)',
+  },
+  { from: 'provisioning', event: 'provision.done', to: 'downloading', trigger: 'enough working space' },
+  { from: 'provisioning', event: 'space.short', to: 'provisioning', trigger: 'not enough space; stays' },
+  { from: 'downloading', event: 'download.done', to: 'processing', trigger: 'all files downloaded' },
+  { from: 'downloading', event: 'download.failed', to: 'failed', trigger: 'a download failed after retries' },
+  { from: 'processing', event: 'process.done', to: 'recording', trigger: 'stored' },
+  { from: 'processing', event: 'process.failed', to: 'failed', trigger: 'minting or storage failure' },
+  { from: 'recording', event: 'record.done', to: 'notify', trigger: 'recorded in inventory' },
+  { from: 'recording', event: 'record.failed', to: 'failed', trigger: 'inventory recording failed' },
+  { from: 'notify', event: 'notify.done', to: 'completed', trigger: 'depositor notified' },
+  { from: 'notify', event: 'notify.failed', to: 'failed', trigger: 'callback failed' },
+  requeue('estimating'),
+  requeue('provisioning'),
+  requeue('downloading'),
+  requeue('processing'),
+  requeue('recording'),
+  requeue('notify'),
+  { from: 'failed', event: 'admin.delete', to: 'deleted', trigger: 'operator delete' },
+];

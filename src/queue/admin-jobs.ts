@@ -1,0 +1,111 @@
+import type { JobEvent } from '../../machines/index.js';
+import { ZkTransactionError } from '../zk/index.js';
+import { takeLockForAdmin, type AdminOptions } from './admin-lock.js';
+import type { AcquiredBatch } from './batch-acquire.js';
+import { loadBatch } from './batch-load.js';
+import { batchTransitionOps, nextBatchRecord } from './batch-transition.js';
+import type { QueueContext } from './context.js';
+import { QueueError } from './errors.js';
+import type { AcquiredJob } from './job-acquire.js';
+import { loadJob, type JobRecord } from './job-load.js';
+import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
+import { releaseLock } from './locks.js';
+import { batchPath, jobPath, jobRef, jobStateFolder, parseRefName } from './paths.js';
+
+async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
+  const lock = await takeLockForAdmin(ctx, jobPath(jid), options);
+  try {
+    const job = await loadJob(ctx, jid);
+    return { job, lock, ref: await findJobRef(ctx, job) };
+  } catch (err) {
+    await releaseLock(ctx, lock);
+    throw err;
+  }
+}
+
+/** The job's actual state ref (another tool may have written it under another priority). */
+async function findJobRef(ctx: QueueContext, job: JobRecord): Promise<string> {
+  const folder = jobStateFolder(job.status);
+  const names = await ctx.zk.getChildren(folder);
+  const name = names.find((n) => parseRefName(n)?.jid === job.jobId);
+  return name ? `${folder}/${name}` : jobRef(job.status, job.priority, job.jobId);
+}
+
+async function withJob(
+  ctx: QueueContext,
+  jid: string,
+  event: JobEvent,
+  options: AdminOptions,
+): Promise<JobRecord> {
+  const acquired = await lockedJob(ctx, jid, options);
+  try {
+    return (await commitJobTransition(ctx, acquired, event)).job;
+  } catch (err) {
+    await releaseLock(ctx, acquired.lock);
+    throw err;
+  }
+}
+
+/** Operator hold of a pending job (pending → held). */
+export const holdJob = (ctx: QueueContext, jid: string, options: AdminOptions = {}): Promise<JobRecord> =>
+  withJob(ctx, jid, { type: 'admin.hold' }, options);
+
+/** Operator release of a held job (held → pending). */
+export const releaseJob = (ctx: QueueContext, jid: string, options: AdminOptions = {}): Promise<JobRecord> =>
+  withJob(ctx, jid, { type: 'admin.release' }, options);
+
+/** Operator delete of a held or failed job (→ deleted; its batch ref moves to batch-deleted). */
+export const deleteJob = (ctx: QueueContext, jid: string, options: AdminOptions = {}): Promise<JobRecord> =>
+  withJob(ctx, jid, { type: 'admin.delete' }, options);
+
+/**
+ * Requeues a failed job: it resumes after `last_successful_status` with `retry_count + 1`.
+ * When its batch has already reported (failed), the batch goes back to processing in the SAME
+ * multi, so it reports again once this job is done. A batch that is reporting right now is
+ * refused (LOCK_HELD): try again when its report is out.
+ */
+export async function requeueJob(
+  ctx: QueueContext,
+  jid: string,
+  options: AdminOptions = {},
+): Promise<JobRecord> {
+  const acquired = await lockedJob(ctx, jid, options);
+  let batchLock: AcquiredBatch | undefined;
+  try {
+    const next = nextJobRecord(acquired.job, { type: 'admin.requeue' });
+    const batch = await loadBatch(ctx, acquired.job.batchId);
+    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
+      throw new QueueError(
+        'LOCK_HELD',
+        `batch ${batch.batchId} is ${batch.status}; requeue job ${jid} once its report is out`,
+        batchPath(batch.batchId),
+      );
+    }
+    const now = ctx.now();
+    const ops = jobTransitionOps(acquired, next, {}, now);
+    if (batch.status === 'failed') {
+      const lock = await takeLockForAdmin(ctx, batchPath(batch.batchId), options);
+      batchLock = { batch: await loadBatch(ctx, batch.batchId), lock };
+      const nextBatch = nextBatchRecord(batchLock.batch, { type: 'batch.job-requeued' });
+      ops.push(...batchTransitionOps(batchLock, nextBatch, {}, now));
+    }
+    await ctx.zk.multi(ops);
+    ctx.log.info(
+      { jobId: jid, to: next.status, retryCount: next.retryCount, batchReopened: !!batchLock },
+      'job requeued',
+    );
+    return next;
+  } catch (err) {
+    await releaseLock(ctx, acquired.lock);
+    if (batchLock) await releaseLock(ctx, batchLock.lock);
+    if (err instanceof ZkTransactionError && err.kind === 'BAD_VERSION') {
+      throw new QueueError(
+        'CONFLICT',
+        `job ${jid} or its batch changed while requeueing; nothing committed`,
+        jobPath(jid),
+        { cause: err },
+      );
+    }
+    throw err;
+  }
+}

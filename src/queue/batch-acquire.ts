@@ -1,0 +1,77 @@
+import type { QueueContext } from './context.js';
+import { isQueueError, type QueueError } from './errors.js';
+import { folderChildren } from './batch-jobs.js';
+import { loadBatch, type BatchRecord } from './batch-load.js';
+import { releaseLock, tryLock, type HeldLock } from './locks.js';
+import { BATCHES, batchPath, isBatchId } from './paths.js';
+
+/** A batch this session holds the lock of. */
+export interface AcquiredBatch {
+  batch: BatchRecord;
+  lock: HeldLock;
+}
+
+/**
+ * What a batch consumer looks for:
+ * - `expand`: pending batches, and processing batches whose expansion never finished (crash);
+ * - `report`: expanded processing batches whose batch-processing folder is empty, and batches
+ *   left in reporting by a reporter that died;
+ * - `update-report`: batches an operator sent to update-reporting.
+ */
+export type BatchWork = 'expand' | 'report' | 'update-report';
+
+async function wants(ctx: QueueContext, work: BatchWork, batch: BatchRecord): Promise<boolean> {
+  switch (work) {
+    case 'expand':
+      return batch.status === 'pending' || (batch.status === 'processing' && !batch.expanded);
+    case 'report':
+      if (batch.status === 'reporting') return true;
+      if (batch.status !== 'processing' || !batch.expanded) return false;
+      return (await folderChildren(ctx, batch.batchId, 'batch-processing')).length === 0;
+    case 'update-report':
+      return batch.status === 'update-reporting';
+  }
+}
+
+export interface BatchAcquireOptions {
+  /** Batch ids to try (e.g. from a children$ stream); all of /batches when absent. */
+  candidates?: readonly string[];
+  onInvalid?: (bid: string, error: QueueError) => void;
+}
+
+async function loadUsable(
+  ctx: QueueContext,
+  bid: string,
+  options: BatchAcquireOptions,
+): Promise<BatchRecord | undefined> {
+  try {
+    return await loadBatch(ctx, bid);
+  } catch (err) {
+    if (!isQueueError(err)) throw err;
+    if (err.code === 'ITEM_INVALID') options.onInvalid?.(bid, err);
+    return undefined;
+  }
+}
+
+/**
+ * Takes the first batch (in id order) that has `work` to do and whose lock this session can
+ * create; the condition is checked again once the lock is held. Unreadable batches are
+ * reported through `onInvalid` and skipped.
+ */
+export async function acquireBatch(
+  ctx: QueueContext,
+  work: BatchWork,
+  options: BatchAcquireOptions = {},
+): Promise<AcquiredBatch | undefined> {
+  const ids = [...(options.candidates ?? (await ctx.zk.getChildren(BATCHES)))].filter(isBatchId).sort();
+  for (const bid of ids) {
+    const seen = await loadUsable(ctx, bid, options);
+    if (!seen || !(await wants(ctx, work, seen))) continue;
+    const attempt = await tryLock(ctx, batchPath(bid));
+    if (!attempt.held) continue;
+    const batch = await loadUsable(ctx, bid, options);
+    if (batch && (await wants(ctx, work, batch))) return { batch, lock: attempt.lock };
+    await releaseLock(ctx, attempt.lock);
+  }
+  return undefined;
+}

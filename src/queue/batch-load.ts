@@ -1,0 +1,58 @@
+import type { StoredBatch } from '../../machines/index.js';
+import { isZkError } from '../zk/index.js';
+import type { QueueContext } from './context.js';
+import { QueueError } from './errors.js';
+import { batchChild, batchPath } from './paths.js';
+import type { Submission } from './records.js';
+import { decodeBatchStatus, decodeJsonObject } from './wire.js';
+
+/** A batch as read from ZooKeeper. */
+export interface BatchRecord extends StoredBatch {
+  lastModified: string;
+  /** Version of `/batches/BID/status`: every transition sets it with this expected version. */
+  statusVersion: number;
+  submission: Submission;
+  /** `/batches/BID/states` exists: the batch has been acquired at least once. */
+  hasStates: boolean;
+  /** Expansion finished (`job_count` is in the status). */
+  expanded: boolean;
+}
+
+async function readOptional(ctx: QueueContext, path: string) {
+  try {
+    return await ctx.zk.getData(path);
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return undefined;
+    throw err;
+  }
+}
+
+/** Reads a batch: NOT_FOUND when it does not exist, ITEM_INVALID naming the node when it is unreadable. */
+export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRecord> {
+  const [status, submission, states] = await Promise.all([
+    readOptional(ctx, batchChild(bid, 'status')),
+    readOptional(ctx, batchChild(bid, 'submission')),
+    ctx.zk.exists(batchChild(bid, 'states')),
+  ]);
+  if (!status) {
+    if (!(await ctx.zk.exists(batchPath(bid))))
+      throw new QueueError('NOT_FOUND', `batch ${bid} does not exist`, batchPath(bid));
+    throw new QueueError('ITEM_INVALID', `${batchChild(bid, 'status')} is missing`, batchPath(bid));
+  }
+  const stored = decodeBatchStatus(batchChild(bid, 'status'), status.data);
+  if (!submission)
+    throw new QueueError('ITEM_INVALID', `${batchChild(bid, 'submission')} is missing`, batchPath(bid));
+  return {
+    batchId: bid,
+    status: stored.status,
+    message: stored.message,
+    lastModified: stored.lastModified,
+    statusVersion: status.stat.version,
+    jobCount: stored.jobCount ?? 0,
+    completedJobs: 0,
+    failedJobs: 0,
+    submission: decodeJsonObject(batchChild(bid, 'submission'), submission.data) as Submission,
+    hasStates: states !== undefined,
+    expanded: stored.jobCount !== undefined,
+  };
+}

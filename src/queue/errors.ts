@@ -1,0 +1,32 @@
+/** Stable codes for what the queue refuses or cannot read. */
+export type QueueErrorCode =
+  /** The machine does not allow this event in the item's current state. */
+  | 'INVALID_TRANSITION'
+  /** The item's lock is no longer held by this session: nothing was committed. */
+  | 'LOCK_LOST'
+  /** Someone else holds the item's lock (an operator action without --force). */
+  | 'LOCK_HELD'
+  /** The item changed under us (status version moved on): nothing was committed. */
+  | 'CONFLICT'
+  | 'NOT_FOUND'
+  /** The item's nodes are unreadable: malformed JSON, unknown state, missing node. */
+  | 'ITEM_INVALID'
+  /** A request the store refuses before touching ZooKeeper (bad id, bad priority…). */
+  | 'BAD_REQUEST';
+
+/** An error from the queue layer, naming the item it concerns. */
+export class QueueError extends Error {
+  constructor(
+    readonly code: QueueErrorCode,
+    message: string,
+    readonly item?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'QueueError';
+  }
+}
+
+export function isQueueError(err: unknown, code?: QueueErrorCode): err is QueueError {
+  return err instanceof QueueError && (code === undefined || err.code === code);
+}

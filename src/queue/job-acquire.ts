@@ -1,0 +1,79 @@
+import type { JobState } from '../../machines/index.js';
+import type { QueueContext } from './context.js';
+import { isQueueError, QueueError } from './errors.js';
+import { loadJob, type JobRecord } from './job-load.js';
+import { releaseLock, tryLock, type HeldLock } from './locks.js';
+import { jobPath, jobStateFolder, parseRefName } from './paths.js';
+
+/** A job this session holds the lock of, as it was when acquired. */
+export interface AcquiredJob {
+  job: JobRecord;
+  lock: HeldLock;
+  /** The `/jobs/states/...` ref the job was found under. */
+  ref: string;
+}
+
+export interface AcquireOptions {
+  /** Ref names to try, e.g. from a children$ stream; read from ZooKeeper when absent. */
+  candidates?: readonly string[];
+  /** Called for each item that could not be used (unreadable, state mismatch); acquire goes on. */
+  onInvalid?: (jid: string, error: QueueError) => void;
+  /** Skip these jids without touching them (e.g. ones this process already works on). */
+  skip?: (jid: string) => boolean;
+}
+
+/**
+ * Takes the first job of a state folder, in priority order (lower `PP` first, then jid), whose
+ * ephemeral lock this session can create. Locked items and refs whose job is gone are skipped;
+ * items whose data is unreadable, or whose status does not match the folder, are reported
+ * through `onInvalid` and skipped. Resolves undefined when nothing can be taken.
+ */
+export async function acquireJob(
+  ctx: QueueContext,
+  state: JobState,
+  options: AcquireOptions = {},
+): Promise<AcquiredJob | undefined> {
+  const folder = jobStateFolder(state);
+  const names = [...(options.candidates ?? (await ctx.zk.getChildren(folder)))].sort();
+  for (const name of names) {
+    const parsed = parseRefName(name);
+    if (!parsed || options.skip?.(parsed.jid)) continue;
+    const attempt = await tryLock(ctx, jobPath(parsed.jid));
+    if (!attempt.held) continue;
+    const acquired = await loadLocked(ctx, parsed.jid, state, `${folder}/${name}`, attempt.lock, options);
+    if (acquired) return acquired;
+  }
+  return undefined;
+}
+
+async function loadLocked(
+  ctx: QueueContext,
+  jid: string,
+  state: JobState,
+  ref: string,
+  lock: HeldLock,
+  options: AcquireOptions,
+): Promise<AcquiredJob | undefined> {
+  try {
+    const job = await loadJob(ctx, jid);
+    if (job.status !== state) {
+      // Moved on since we listed the folder (another worker committed): not an error.
+      if (!(await ctx.zk.exists(ref))) {
+        await releaseLock(ctx, lock);
+        return undefined;
+      }
+      throw new QueueError(
+        'ITEM_INVALID',
+        `job ${jid} has status ${job.status} but a ref in ${state} (${ref})`,
+        jobPath(jid),
+      );
+    }
+    return { job, lock, ref };
+  } catch (err) {
+    await releaseLock(ctx, lock);
+    if (!isQueueError(err) || (err.code !== 'ITEM_INVALID' && err.code !== 'NOT_FOUND')) throw err;
+    ctx.log.warn({ jobId: jid, state, err }, 'skipping job that cannot be used');
+    options.onInvalid?.(jid, err);
+    return undefined;
+  }
+}

@@ -1,0 +1,150 @@
+import { newJobState, type JobState } from '../../machines/index.js';
+import type { Op } from '../zk/index.js';
+import type { QueueContext } from './context.js';
+import { batchFolderForJob, listBatchJobs } from './batch-jobs.js';
+import { JOBS, JOB_PREFIX, BATCH_FOLDERS, batchFolderPath, batchRef, jobChild, jobRef } from './paths.js';
+import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata } from './records.js';
+import { decodeJsonObject, encodeJobStatus, encodeJson, encodeText } from './wire.js';
+
+/** One object of a batch, to become one job. */
+export interface JobSpec {
+  /** Position of the object in the batch's manifest (0-based): the job's key within its batch. */
+  position: number;
+  configuration: JobConfiguration;
+  priority?: number;
+  identifiers?: JobIdentifiers;
+  metadata?: JobMetadata;
+  inventory?: JobInventory;
+  /** The job can never run (digest mismatch, corrupt entry): it is created failed with this message. */
+  rejected?: string;
+}
+
+export interface CreatedJob {
+  jid: string;
+  position: number;
+  status: JobState;
+}
+
+export interface CreateJobsResult {
+  created: CreatedJob[];
+  /** Specs skipped because their position already has a job (a re-run after a crash). */
+  skipped: number;
+}
+
+/** Limits per multi: ZooKeeper drops requests over ~1 MB (DESIGN.md §6), so stay well below. */
+export interface ChunkLimits {
+  maxBytes: number;
+  maxOps: number;
+}
+const DEFAULT_LIMITS: ChunkLimits = { maxBytes: 256 * 1024, maxOps: 2000 };
+
+function jobOps(bid: string, jid: string, spec: JobSpec, now: Date): { ops: Op[]; status: JobState } {
+  const event = spec.rejected
+    ? { type: 'job.rejected' as const, message: spec.rejected }
+    : { type: 'job.created' as const };
+  const { to, context } = newJobState({ jobId: jid, batchId: bid, priority: spec.priority }, event);
+  const configuration: JobConfiguration = { ...spec.configuration, manifest_position: spec.position };
+  const ops: Op[] = [
+    { op: 'create', path: jobChild(jid, 'bid'), data: encodeText(bid) },
+    { op: 'create', path: jobChild(jid, 'configuration'), data: encodeJson(configuration) },
+    { op: 'create', path: jobChild(jid, 'status'), data: encodeJobStatus({ status: to, ...context }, now) },
+    { op: 'create', path: jobChild(jid, 'priority'), data: encodeText(context.priority) },
+    { op: 'create', path: jobChild(jid, 'space_needed'), data: encodeText(context.spaceNeeded) },
+  ];
+  if (spec.identifiers)
+    ops.push({ op: 'create', path: jobChild(jid, 'identifiers'), data: encodeJson(spec.identifiers) });
+  if (spec.metadata)
+    ops.push({ op: 'create', path: jobChild(jid, 'metadata'), data: encodeJson(spec.metadata) });
+  if (spec.inventory)
+    ops.push({ op: 'create', path: jobChild(jid, 'inventory'), data: encodeJson(spec.inventory) });
+  ops.push({ op: 'create', path: jobRef(to, context.priority, jid) });
+  ops.push({ op: 'create', path: batchRef(bid, batchFolderForJob(to), jid) });
+  return { ops, status: to };
+}
+
+function opBytes(op: Op): number {
+  const data = 'data' in op && op.data ? Buffer.byteLength(op.data) : 0;
+  return op.path.length + data + 64;
+}
+
+/** Groups specs so each group's multi stays under the limits (a single huge job still gets its own multi). */
+function chunk(specs: JobSpec[], limits: ChunkLimits): JobSpec[][] {
+  const chunks: JobSpec[][] = [];
+  let current: JobSpec[] = [];
+  let bytes = 0;
+  let ops = 0;
+  for (const spec of specs) {
+    const sample = jobOps('bid0000000000', 'jid0000000000', spec, new Date(0)).ops;
+    const specBytes = sample.reduce((sum, op) => sum + opBytes(op), 0);
+    if (current.length > 0 && (bytes + specBytes > limits.maxBytes || ops + sample.length > limits.maxOps)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+      ops = 0;
+    }
+    current.push(spec);
+    bytes += specBytes;
+    ops += sample.length;
+  }
+  if (current.length > 0) chunks.push(current);
+  return chunks;
+}
+
+/** Manifest positions that already have a job in this batch (from an earlier, interrupted run). */
+async function existingPositions(ctx: QueueContext, bid: string): Promise<Set<number>> {
+  const jids = await listBatchJobs(ctx, bid);
+  const positions = await Promise.all(
+    jids.map(async ({ jid }) => {
+      const path = jobChild(jid, 'configuration');
+      try {
+        const { data } = await ctx.zk.getData(path);
+        return decodeJsonObject(path, data).manifest_position;
+      } catch (err) {
+        // A job we cannot read is not one of ours from an earlier run; doctor reports it.
+        ctx.log.warn(
+          { err, batchId: bid, jobId: jid },
+          'unreadable job configuration while resuming expansion',
+        );
+        return undefined;
+      }
+    }),
+  );
+  return new Set(positions.filter((p): p is number => typeof p === 'number'));
+}
+
+/**
+ * Creates the jobs of a batch. Each job (its data nodes and both refs) appears in one multi
+ * with the rest of its chunk, so no consumer ever sees half a job; the sequential id nodes are
+ * created just before, so a crash leaves at most empty id nodes (cleanup removes them).
+ * Positions that already have a job are skipped, so re-running after a crash creates nothing twice.
+ */
+export async function createJobs(
+  ctx: QueueContext,
+  bid: string,
+  specs: JobSpec[],
+  limits: ChunkLimits = DEFAULT_LIMITS,
+): Promise<CreateJobsResult> {
+  await Promise.all(BATCH_FOLDERS.map((folder) => ctx.zk.mkdirp(batchFolderPath(bid, folder))));
+  const done = await existingPositions(ctx, bid);
+  const todo = specs.filter((spec) => !done.has(spec.position));
+  const created: CreatedJob[] = [];
+  for (const group of chunk(todo, limits)) {
+    const paths = await Promise.all(
+      group.map(() => ctx.zk.create(`${JOBS}/${JOB_PREFIX}`, null, 'persistent_sequential')),
+    );
+    const now = ctx.now();
+    const ops: Op[] = [];
+    group.forEach((spec, i) => {
+      const jid = (paths[i] as string).slice(JOBS.length + 1);
+      const built = jobOps(bid, jid, spec, now);
+      ops.push(...built.ops);
+      created.push({ jid, position: spec.position, status: built.status });
+    });
+    await ctx.zk.multi(ops);
+  }
+  ctx.log.info(
+    { batchId: bid, created: created.length, skipped: specs.length - todo.length },
+    'jobs created',
+  );
+  return { created, skipped: specs.length - todo.length };
+}

@@ -1,0 +1,85 @@
+import type { StoredJob } from '../../machines/index.js';
+import { isZkError, type ZkStat } from '../zk/index.js';
+import type { QueueContext } from './context.js';
+import { QueueError } from './errors.js';
+import { jobChild, jobPath, type JobKey } from './paths.js';
+import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata } from './records.js';
+import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
+
+/** A job as read from ZooKeeper: the machine's stored state plus the rest of its nodes. */
+export interface JobRecord extends StoredJob {
+  lastModified: string;
+  /** Version of `/jobs/JID/status`: every transition sets it with this expected version. */
+  statusVersion: number;
+  configuration: JobConfiguration;
+  identifiers: JobIdentifiers | undefined;
+  metadata: JobMetadata | undefined;
+  inventory: JobInventory | undefined;
+}
+
+type Read = { data: Buffer | undefined; stat: ZkStat } | undefined;
+
+async function read(ctx: QueueContext, jid: string, key: JobKey): Promise<Read> {
+  try {
+    return await ctx.zk.getData(jobChild(jid, key));
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return undefined;
+    throw err;
+  }
+}
+
+function required(jid: string, key: JobKey, value: Read): { data: Buffer | undefined; stat: ZkStat } {
+  if (!value) throw new QueueError('ITEM_INVALID', `${jobChild(jid, key)} is missing`, jobPath(jid));
+  return value;
+}
+
+function optionalJson<T>(jid: string, key: JobKey, value: Read): T | undefined {
+  if (!value || !value.data || value.data.length === 0) return undefined;
+  return decodeJsonObject(jobChild(jid, key), value.data) as T;
+}
+
+/**
+ * Reads a job. NOT_FOUND when `/jobs/JID` does not exist; ITEM_INVALID naming the node when a
+ * required node is missing or unreadable (malformed JSON, unknown status). Optional nodes may
+ * be absent; priority defaults to 5 and space_needed to 0, as mrt-zk reads them.
+ */
+export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord> {
+  const keys: JobKey[] = [
+    'status',
+    'bid',
+    'configuration',
+    'priority',
+    'space_needed',
+    'identifiers',
+    'metadata',
+    'inventory',
+  ];
+  const [status, bid, configuration, priority, spaceNeeded, identifiers, metadata, inventory] =
+    await Promise.all(keys.map((key) => read(ctx, jid, key)));
+  if (!status && !bid && !configuration && !(await ctx.zk.exists(jobPath(jid)))) {
+    throw new QueueError('NOT_FOUND', `job ${jid} does not exist`, jobPath(jid));
+  }
+  const statusNode = required(jid, 'status', status);
+  const stored = decodeJobStatus(jobChild(jid, 'status'), statusNode.data);
+  const batchId = decodeText(required(jid, 'bid', bid).data);
+  if (!batchId) throw new QueueError('ITEM_INVALID', `${jobChild(jid, 'bid')} is empty`, jobPath(jid));
+  return {
+    jobId: jid,
+    batchId,
+    status: stored.status,
+    lastSuccessfulStatus: stored.lastSuccessfulStatus,
+    retryCount: stored.retryCount,
+    message: stored.message,
+    lastModified: stored.lastModified,
+    statusVersion: statusNode.stat.version,
+    priority: decodeInteger(jobChild(jid, 'priority'), priority?.data, 5),
+    spaceNeeded: decodeInteger(jobChild(jid, 'space_needed'), spaceNeeded?.data, 0),
+    configuration: decodeJsonObject(
+      jobChild(jid, 'configuration'),
+      required(jid, 'configuration', configuration).data,
+    ) as JobConfiguration,
+    identifiers: optionalJson<JobIdentifiers>(jid, 'identifiers', identifiers),
+    metadata: optionalJson<JobMetadata>(jid, 'metadata', metadata),
+    inventory: optionalJson<JobInventory>(jid, 'inventory', inventory),
+  };
+}

@@ -1,0 +1,173 @@
+import { nextJobState, type JobEvent } from '../../machines/index.js';
+import { ZkTransactionError, type Op } from '../zk/index.js';
+import { batchFolderForJob } from './batch-jobs.js';
+import type { QueueContext } from './context.js';
+import { QueueError } from './errors.js';
+import type { AcquiredJob } from './job-acquire.js';
+import type { JobRecord } from './job-load.js';
+import { assertSameSession } from './locks.js';
+import { batchPath, batchRef, jobChild, jobPath, jobRef, jobStateFolder, parseRefName } from './paths.js';
+import type { JobIdentifiers, JobInventory } from './records.js';
+import { formatTimestamp } from './timestamps.js';
+import { encodeJobStatus, encodeJson, encodeText } from './wire.js';
+
+export interface JobCommitOptions {
+  /** Delete the lock in the same multi (default true): the job is free for the next consumer. */
+  release?: boolean;
+  /** Written with the transition (processing mints the ark). */
+  identifiers?: JobIdentifiers;
+  inventory?: JobInventory;
+}
+
+/** The result of a committed transition: the job as it now is, and whether it still holds the lock. */
+export interface CommittedJob {
+  job: JobRecord;
+  released: boolean;
+}
+
+/** The ops of a job transition, for composing with other ops into one multi. */
+export function jobTransitionOps(
+  acquired: AcquiredJob,
+  next: JobRecord,
+  options: JobCommitOptions,
+  now: Date,
+): Op[] {
+  const { job, lock, ref } = acquired;
+  const ops: Op[] = [
+    { op: 'check', path: lock.path },
+    {
+      op: 'set',
+      path: jobChild(job.jobId, 'status'),
+      data: encodeJobStatus(next, now),
+      version: job.statusVersion,
+    },
+  ];
+  const newRef = jobRef(next.status, next.priority, job.jobId);
+  if (newRef !== ref) ops.push({ op: 'delete', path: ref }, { op: 'create', path: newRef });
+  if (next.priority !== job.priority) {
+    ops.push({ op: 'set', path: jobChild(job.jobId, 'priority'), data: encodeText(next.priority) });
+  }
+  if (next.spaceNeeded !== job.spaceNeeded) {
+    ops.push({ op: 'set', path: jobChild(job.jobId, 'space_needed'), data: encodeText(next.spaceNeeded) });
+  }
+  if (options.identifiers) {
+    const op = job.identifiers ? 'set' : 'create';
+    ops.push({ op, path: jobChild(job.jobId, 'identifiers'), data: encodeJson(options.identifiers) });
+  }
+  if (options.inventory) {
+    const op = job.inventory ? 'set' : 'create';
+    ops.push({ op, path: jobChild(job.jobId, 'inventory'), data: encodeJson(options.inventory) });
+  }
+  const fromFolder = batchFolderForJob(job.status);
+  const toFolder = batchFolderForJob(next.status);
+  if (fromFolder !== toFolder) {
+    ops.push(
+      { op: 'delete', path: batchRef(job.batchId, fromFolder, job.jobId) },
+      { op: 'create', path: batchRef(job.batchId, toFolder, job.jobId) },
+    );
+  }
+  if (options.release ?? true) ops.push({ op: 'delete', path: lock.path });
+  return ops;
+}
+
+/** The job after `event`, as the machine decides; INVALID_TRANSITION naming state and event when it refuses. */
+export function nextJobRecord(job: JobRecord, event: JobEvent, options: JobCommitOptions = {}): JobRecord {
+  const result = nextJobState(job, event);
+  if (!result.ok)
+    throw new QueueError('INVALID_TRANSITION', `job ${job.jobId}: ${result.message}`, jobPath(job.jobId));
+  return {
+    ...job,
+    ...result.context,
+    status: result.to,
+    statusVersion: job.statusVersion + 1,
+    identifiers: options.identifiers ?? job.identifiers,
+    inventory: options.inventory ?? job.inventory,
+  };
+}
+
+/**
+ * Commits `event` for a job this session has locked, as ONE multi (DESIGN.md invariant 1):
+ * check the lock, set the status with its expected version, move the `/jobs/states` ref (its
+ * priority too), write changed priority, space_needed, identifiers or inventory, move the batch
+ * ref when its folder changes, and release the lock. The machine decides the target; an event
+ * it refuses is INVALID_TRANSITION. A lost lock gives LOCK_LOST and a moved status CONFLICT,
+ * both with nothing written.
+ */
+export async function commitJobTransition(
+  ctx: QueueContext,
+  acquired: AcquiredJob,
+  event: JobEvent,
+  options: JobCommitOptions = {},
+): Promise<CommittedJob> {
+  const { job } = acquired;
+  const next = nextJobRecord(job, event, options);
+  assertSameSession(ctx, acquired.lock);
+  const now = ctx.now();
+  let current = acquired;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ctx.zk.multi(jobTransitionOps(current, next, options, now));
+      break;
+    } catch (err) {
+      const repaired = attempt === 0 ? await repair(ctx, current, err) : undefined;
+      if (!repaired) throw explain(current, event, err);
+      current = repaired;
+    }
+  }
+  ctx.log.info(
+    { jobId: job.jobId, batchId: job.batchId, from: job.status, to: next.status, event: event.type },
+    'transition',
+  );
+  return { job: { ...next, lastModified: formatTimestamp(now) }, released: options.release ?? true };
+}
+
+/**
+ * Recovers from refs that are not where this engine would put them (written by another tool):
+ * a state ref under another priority, or a missing batch folder. Returns a corrected attempt.
+ */
+async function repair(
+  ctx: QueueContext,
+  acquired: AcquiredJob,
+  err: unknown,
+): Promise<AcquiredJob | undefined> {
+  if (!(err instanceof ZkTransactionError) || err.kind !== 'NO_NODE') return undefined;
+  const { job } = acquired;
+  if (err.failedOp.op === 'delete' && err.path === acquired.ref) {
+    const names = await ctx.zk.getChildren(jobStateFolder(job.status));
+    const actual = names.find((name) => parseRefName(name)?.jid === job.jobId);
+    return actual ? { ...acquired, ref: `${jobStateFolder(job.status)}/${actual}` } : undefined;
+  }
+  const batchStates = `${batchPath(job.batchId)}/states/`;
+  if (err.failedOp.op === 'create' && err.path?.startsWith(batchStates)) {
+    await ctx.zk.mkdirp(err.path.slice(0, err.path.lastIndexOf('/')));
+    return acquired;
+  }
+  return undefined;
+}
+
+function explain(acquired: AcquiredJob, event: JobEvent, err: unknown): unknown {
+  if (!(err instanceof ZkTransactionError)) return err;
+  const { job, lock } = acquired;
+  const what = `job ${job.jobId} ${job.status} --${event.type}-->`;
+  if (err.failedOp.path === lock.path) {
+    return new QueueError(
+      'LOCK_LOST',
+      `${what}: lock ${lock.path} is gone; nothing committed`,
+      jobPath(job.jobId),
+      { cause: err },
+    );
+  }
+  if (err.kind === 'BAD_VERSION') {
+    return new QueueError(
+      'CONFLICT',
+      `${what}: status changed since it was read; nothing committed`,
+      jobPath(job.jobId),
+      {
+        cause: err,
+      },
+    );
+  }
+  return new QueueError('ITEM_INVALID', `${what}: ${err.message}; nothing committed`, jobPath(job.jobId), {
+    cause: err,
+  });
+}

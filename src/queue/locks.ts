@@ -1,0 +1,59 @@
+import { isZkError } from '../zk/index.js';
+import type { QueueContext } from './context.js';
+import { QueueError } from './errors.js';
+
+/** An ephemeral `lock` node this process created, and the session it belongs to. */
+export interface HeldLock {
+  path: string;
+  sessionId: string;
+}
+
+export type LockAttempt = { held: true; lock: HeldLock } | { held: false; reason: 'locked' | 'gone' };
+
+/**
+ * Creates the ephemeral `<item>/lock`. Expected outcomes are values: `locked` when another
+ * session holds it, `gone` when the item no longer exists.
+ */
+export async function tryLock(ctx: QueueContext, itemPath: string): Promise<LockAttempt> {
+  const sessionId = ctx.zk.sessionId;
+  const path = `${itemPath}/lock`;
+  try {
+    await ctx.zk.create(path, null, 'ephemeral');
+    return { held: true, lock: { path, sessionId } };
+  } catch (err) {
+    if (isZkError(err, 'NODE_EXISTS')) return { held: false, reason: 'locked' };
+    if (isZkError(err, 'NO_NODE')) return { held: false, reason: 'gone' };
+    throw err;
+  }
+}
+
+/** Deletes a lock this session holds; a lock already gone (session lost) is not an error. */
+export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<void> {
+  if (ctx.zk.sessionId !== lock.sessionId) return;
+  try {
+    await ctx.zk.delete(lock.path);
+  } catch (err) {
+    if (!isZkError(err, 'NO_NODE')) throw err;
+  }
+}
+
+/**
+ * Fails with LOCK_LOST when the lock was created by an earlier session: its ephemeral node is
+ * gone (or about to be) and someone else may own the item now. Checked before every commit;
+ * the commit's multi then checks that the lock node still exists.
+ */
+export function assertSameSession(ctx: QueueContext, lock: HeldLock): void {
+  if (ctx.zk.sessionId !== lock.sessionId) {
+    throw new QueueError(
+      'LOCK_LOST',
+      `lock ${lock.path} belonged to session ${lock.sessionId}, which is gone (now ${ctx.zk.sessionId}); nothing committed`,
+      lock.path,
+    );
+  }
+}
+
+/** Who holds `<item>/lock`: the owner's session id, or undefined when it is free. */
+export async function lockOwner(ctx: QueueContext, itemPath: string): Promise<string | undefined> {
+  const stat = await ctx.zk.exists(`${itemPath}/lock`);
+  return stat ? stat.ephemeralOwner : undefined;
+}

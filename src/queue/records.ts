@@ -1,0 +1,62 @@
+/** The data of a batch and a job as the queue reads and writes it (DESIGN.md §2). */
+
+/** `/batches/BID/submission`: what the depositor submitted. Unknown keys are kept as they are. */
+export interface Submission {
+  profile_name: string;
+  submitter: string;
+  payload_url: string;
+  /** `file`, `container`, `object-manifest`, `manifest-of-manifests`, `manifest-of-containers`… */
+  type: string;
+  submission_mode?: string;
+  submissionDate?: string;
+  erc_what?: string;
+  erc_who?: string;
+  erc_when?: string;
+  erc_where?: string;
+  /** The uuid ingest mints; `/batch-uuids/<uuid>` points back at the batch. */
+  batchID?: string;
+  /** Collection mnemonic (from the profile): what a collection hold applies to. */
+  collection?: string;
+  [key: string]: unknown;
+}
+
+/** `/jobs/JID/configuration`. Unknown keys are kept as they are. */
+export interface JobConfiguration {
+  profile_name: string;
+  submitter: string;
+  payload_url: string;
+  payload_type: string;
+  response_type?: string;
+  local_id?: string;
+  working_dir?: string;
+  submission_mode?: string;
+  /** Collection mnemonic (from the profile): what a collection hold applies to. */
+  collection?: string;
+  /** Position of the object in the batch's manifest: the job's deterministic key within its batch. */
+  manifest_position?: number;
+  [key: string]: unknown;
+}
+
+export interface JobIdentifiers {
+  primary_id: string;
+  local_id: string[];
+}
+
+export interface JobMetadata {
+  erc_what?: string;
+  erc_who?: string;
+  erc_when?: string;
+  erc_where?: string;
+}
+
+export interface JobInventory {
+  manifest_url: string;
+  mode: string;
+}
+
+/** `/batches/BID/status-report`, written by reporting. */
+export interface StatusReport {
+  last_modified: string;
+  failed_jobs: string[];
+  successful_jobs: string[];
+}

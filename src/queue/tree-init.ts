@@ -1,0 +1,30 @@
+import { jobStates } from '../../machines/index.js';
+import type { ZkClient } from '../zk/index.js';
+import {
+  ACCESS,
+  BATCHES,
+  BATCH_UUIDS,
+  COLLECTION_LOCKS,
+  LOCKS,
+  QUEUE_LOCKS,
+  jobStateFolder,
+} from './paths.js';
+
+/** The folders every queue needs, as mrt-zk's `initNodes` creates them. */
+export const QUEUE_FOLDERS: readonly string[] = [
+  BATCHES,
+  BATCH_UUIDS,
+  ...jobStates.map(jobStateFolder),
+  QUEUE_LOCKS,
+  COLLECTION_LOCKS,
+  `${LOCKS}/storage`,
+  `${LOCKS}/inventory`,
+  `${LOCKS}/localid`,
+  `${ACCESS}/small`,
+  `${ACCESS}/large`,
+];
+
+/** Creates the queue's folders that are missing; safe to run from every process at start. */
+export async function ensureQueueTree(zk: ZkClient): Promise<void> {
+  await Promise.all(QUEUE_FOLDERS.map((path) => zk.mkdirp(path)));
+}

@@ -1,0 +1,146 @@
+import {
+  batchWireNames,
+  jobWireNames,
+  parseBatchState,
+  parseJobState,
+  type BatchState,
+  type JobState,
+} from '../../machines/index.js';
+import { QueueError } from './errors.js';
+import { formatTimestamp } from './timestamps.js';
+
+/**
+ * Encoding and tolerant decoding of the queue's node data (DESIGN.md §2). Writers are exact
+ * (mrt-zk's key names and capitalised status names); readers accept any case, missing optional
+ * keys, and report anything else as ITEM_INVALID naming the node.
+ */
+
+/** `/jobs/JID/status` as stored. */
+export interface JobStatusData {
+  status: JobState;
+  lastSuccessfulStatus: JobState | null;
+  lastModified: string;
+  retryCount: number;
+  message: string | null;
+}
+
+/** `/batches/BID/status` as stored. */
+export interface BatchStatusData {
+  status: BatchState;
+  lastModified: string;
+  message: string | null;
+  /**
+   * Jobs the expansion created, written once expansion has finished (`job_count`, an addition to
+   * mrt-zk's keys, which its readers ignore). Absent means not yet expanded, so a processing
+   * batch whose batch-processing folder is empty is only reported once this is present.
+   */
+  jobCount: number | undefined;
+}
+
+export function encodeJson(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}
+
+export function encodeText(value: string | number): Buffer {
+  return Buffer.from(String(value), 'utf8');
+}
+
+export function encodeJobStatus(status: Omit<JobStatusData, 'lastModified'>, now: Date): Buffer {
+  const data: Record<string, unknown> = {
+    status: jobWireNames[status.status],
+    last_successful_status:
+      status.lastSuccessfulStatus === null ? null : jobWireNames[status.lastSuccessfulStatus],
+    last_modified: formatTimestamp(now),
+    retry_count: status.retryCount,
+  };
+  if (status.message) data.message = status.message;
+  return encodeJson(data);
+}
+
+export function encodeBatchStatus(status: Omit<BatchStatusData, 'lastModified'>, now: Date): Buffer {
+  const data: Record<string, unknown> = {
+    status: batchWireNames[status.status],
+    last_modified: formatTimestamp(now),
+  };
+  if (status.message) data.message = status.message;
+  if (status.jobCount !== undefined) data.job_count = status.jobCount;
+  return encodeJson(data);
+}
+
+/** Parses a JSON object node; ITEM_INVALID naming the path when it is missing, not JSON, or not an object. */
+export function decodeJsonObject(path: string, data: Buffer | undefined): Record<string, unknown> {
+  const text = data?.toString('utf8') ?? '';
+  if (text.trim() === '') throw new QueueError('ITEM_INVALID', `${path} is empty (expected JSON)`, path);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const shown = text.length > 80 ? `${text.slice(0, 77)}...` : text;
+    throw new QueueError('ITEM_INVALID', `${path} is not valid JSON: ${shown}`, path, { cause: err });
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new QueueError('ITEM_INVALID', `${path} is not a JSON object`, path);
+  }
+  return value as Record<string, unknown>;
+}
+
+function optionalString(value: unknown): string | null {
+  return typeof value === 'string' && value !== '' ? value : null;
+}
+
+export function decodeJobStatus(path: string, data: Buffer | undefined): JobStatusData {
+  const json = decodeJsonObject(path, data);
+  const status = typeof json.status === 'string' ? parseJobState(json.status) : undefined;
+  if (!status)
+    throw new QueueError(
+      'ITEM_INVALID',
+      `${path} has unknown job status ${JSON.stringify(json.status)}`,
+      path,
+    );
+  const last = optionalString(json.last_successful_status);
+  const lastSuccessfulStatus = last === null ? null : parseJobState(last);
+  if (lastSuccessfulStatus === undefined) {
+    throw new QueueError('ITEM_INVALID', `${path} has unknown last_successful_status "${last}"`, path);
+  }
+  const retry = Number(json.retry_count ?? 0);
+  return {
+    status,
+    lastSuccessfulStatus,
+    lastModified: optionalString(json.last_modified) ?? '',
+    retryCount: Number.isInteger(retry) && retry >= 0 ? retry : 0,
+    message: optionalString(json.message),
+  };
+}
+
+export function decodeBatchStatus(path: string, data: Buffer | undefined): BatchStatusData {
+  const json = decodeJsonObject(path, data);
+  const status = typeof json.status === 'string' ? parseBatchState(json.status) : undefined;
+  if (!status)
+    throw new QueueError(
+      'ITEM_INVALID',
+      `${path} has unknown batch status ${JSON.stringify(json.status)}`,
+      path,
+    );
+  const jobCount = json.job_count;
+  return {
+    status,
+    lastModified: optionalString(json.last_modified) ?? '',
+    message: optionalString(json.message),
+    jobCount:
+      typeof jobCount === 'number' && Number.isInteger(jobCount) && jobCount >= 0 ? jobCount : undefined,
+  };
+}
+
+/** Integer text nodes (`priority`, `space_needed`); `fallback` when missing or empty, ITEM_INVALID when not a number. */
+export function decodeInteger(path: string, data: Buffer | undefined, fallback: number): number {
+  const text = data?.toString('utf8').trim() ?? '';
+  if (text === '') return fallback;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value))
+    throw new QueueError('ITEM_INVALID', `${path} is not an integer: "${text}"`, path);
+  return value;
+}
+
+export function decodeText(data: Buffer | undefined): string {
+  return data?.toString('utf8').trim() ?? '';
+}

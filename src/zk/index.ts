@@ -1,0 +1,26 @@
+/**
+ * The ZooKeeper port: the only module that talks to node-zookeeper-client (DESIGN.md §5, §6).
+ */
+export { connectZk } from './connect.js';
+export { ZkClient } from './client.js';
+export {
+  ZkError,
+  ZkTransactionError,
+  isZkError,
+  type OpOutcome,
+  type ZkErrorCode,
+  type ZkErrorName,
+} from './errors.js';
+export { basename, joinPath, parentPath, parseConnectString, pathProblem, validatePath } from './paths.js';
+export { MAX_REQUEST_BYTES } from './limits.js';
+export type {
+  CreateMode,
+  Op,
+  OpResult,
+  SessionEvent,
+  SessionState,
+  WatchCallback,
+  WatchEventType,
+  ZkOptions,
+  ZkStat,
+} from './types.js';

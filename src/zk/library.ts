@@ -1,0 +1,71 @@
+/**
+ * The one file that imports node-zookeeper-client, and the only one that reaches into its
+ * internals (the library is pinned at 1.1.3 and patched; see DESIGN.md §6).
+ */
+import type { Socket } from 'node:net';
+import zookeeper from 'node-zookeeper-client';
+import type { Client, Event, Stat, Transaction, State } from 'node-zookeeper-client';
+
+export type LibClient = Client;
+export type LibEvent = Event;
+export type LibStat = Stat;
+export type LibTransaction = Transaction;
+export type LibState = State;
+
+/** The library's constants: ACL lists, create modes, watch event types, client states. */
+export const { ACL, CreateMode, Event: LibEventTypes, State: LibStates } = zookeeper;
+
+export interface LibClientOptions {
+  sessionTimeoutMs: number;
+  /** Upper bound of the random pause between reconnect rounds. */
+  spinDelayMs: number;
+  auth: { scheme: 'digest'; credentials: string } | undefined;
+}
+
+/** A new, unconnected library client with auth info registered (it is re-sent on every reconnect). */
+export function createLibClient(connectString: string, options: LibClientOptions): LibClient {
+  // retries: 0 — retrying is the caller's decision; the library would retry blindly on CONNECTION_LOSS.
+  const client = zookeeper.createClient(connectString, {
+    sessionTimeout: options.sessionTimeoutMs,
+    spinDelay: options.spinDelayMs,
+    retries: 0,
+  });
+  if (options.auth) client.addAuthInfo(options.auth.scheme, Buffer.from(options.auth.credentials));
+  return client;
+}
+
+interface ClientInternals {
+  connectionManager?: { socket?: Socket; state?: number };
+}
+
+/** ConnectionManager.STATES.CLOSED: the socket is gone and the library will not reconnect. */
+const CONNECTION_CLOSED = -2;
+
+function internals(client: LibClient): ClientInternals['connectionManager'] {
+  return (client as unknown as ClientInternals).connectionManager;
+}
+
+/**
+ * Closes a library client and makes sure its socket goes away. `close()` sends closeSession and
+ * waits for the server to hang up, which a frozen server never does; and it throws when called
+ * between reconnect attempts (no socket yet). After `graceMs` the socket is destroyed.
+ */
+export async function closeLibClient(client: LibClient, graceMs: number): Promise<void> {
+  try {
+    client.close();
+  } catch {
+    // Between reconnect attempts there is no socket yet; one opened late is destroyed below.
+  }
+  const until = Date.now() + graceMs;
+  while (internals(client)?.state !== CONNECTION_CLOSED && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const socket = internals(client)?.socket;
+  if (socket && !socket.destroyed) socket.destroy();
+}
+
+/** The ops a library transaction has queued (not part of its typed API). */
+export function queuedOps(transaction: LibTransaction): ReadonlyArray<{ version?: unknown }> {
+  const ops = (transaction as unknown as { ops?: unknown }).ops;
+  return Array.isArray(ops) ? (ops as Array<{ version?: unknown }>) : [];
+}
