@@ -29,6 +29,8 @@ export interface CreateJobsResult {
   created: CreatedJob[];
   /** Specs skipped because their position already has a job (a re-run after a crash). */
   skipped: number;
+  /** Multis sent (one per chunk). */
+  multis: number;
 }
 
 /** Limits per multi: ZooKeeper drops requests over ~1 MB (DESIGN.md §6), so stay well below. */
@@ -128,7 +130,8 @@ export async function createJobs(
   const done = await existingPositions(ctx, bid);
   const todo = specs.filter((spec) => !done.has(spec.position));
   const created: CreatedJob[] = [];
-  for (const group of chunk(todo, limits)) {
+  const chunks = chunk(todo, limits);
+  for (const group of chunks) {
     const paths = await Promise.all(
       group.map(() => ctx.zk.create(`${JOBS}/${JOB_PREFIX}`, null, 'persistent_sequential')),
     );
@@ -146,5 +149,5 @@ export async function createJobs(
     { batchId: bid, created: created.length, skipped: specs.length - todo.length },
     'jobs created',
   );
-  return { created, skipped: specs.length - todo.length };
+  return { created, skipped: specs.length - todo.length, multis: chunks.length };
 }
