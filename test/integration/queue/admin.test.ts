@@ -1,0 +1,152 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { holdJob, releaseJob, requeueJob } from '../../../src/queue/admin-jobs.js';
+import { releaseCollection } from '../../../src/queue/admin-collections.js';
+import { acquireBatch } from '../../../src/queue/batch-acquire.js';
+import { createBatch } from '../../../src/queue/batch-create.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
+import type { QueueContext } from '../../../src/queue/context.js';
+import { acquireJob } from '../../../src/queue/job-acquire.js';
+import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
+import { commitJobTransition } from '../../../src/queue/job-transition.js';
+import { loadJob } from '../../../src/queue/job-load.js';
+import {
+  clearCollectionHold,
+  holdCollection,
+  isCollectionHeld,
+  isQueuePaused,
+  lockObject,
+  pauseQueue,
+  resumeQueue,
+} from '../../../src/queue/queue-locks.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { queueContext } from '../../support/queue-context.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+
+const spec = (position: number, collection = 'demo'): JobSpec => ({
+  position,
+  configuration: {
+    profile_name: 'p',
+    submitter: 's',
+    payload_url: `u${position}`,
+    payload_type: 'file',
+    collection,
+  },
+});
+
+describe('operator actions', () => {
+  let ctx: QueueContext;
+  let worker: QueueContext;
+
+  async function batchWithJobs(specs: JobSpec[]): Promise<{ bid: string; jids: string[] }> {
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'u',
+      type: 'file',
+    });
+    const acquired = (await acquireBatch(ctx, 'expand', { candidates: [bid] }))!;
+    const processing = await commitBatchTransition(
+      ctx,
+      acquired,
+      { type: 'batch.acquired' },
+      { release: false },
+    );
+    const { created } = await createJobs(ctx, bid, specs);
+    await commitBatchTransition(
+      ctx,
+      { batch: processing, lock: acquired.lock },
+      { type: 'expand.done', jobCount: created.length },
+    );
+    return { bid, jids: created.map((c) => c.jid) };
+  }
+
+  beforeAll(async () => {
+    ctx = queueContext(await chroot.connect());
+    worker = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+  });
+
+  it('refuses to act on a job another session holds, naming the holder; --force breaks the lock and fences the holder out', async () => {
+    const { jids } = await batchWithJobs([spec(0, 'forced')]);
+    const jid = jids[0]!;
+    const held = (await acquireJob(worker, 'pending', { skip: (j) => j !== jid }))!;
+
+    const refused = await holdJob(ctx, jid).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'LOCK_HELD' });
+    expect((refused as Error).message).toContain(worker.zk.sessionId);
+    await expect(holdJob(ctx, jid, { force: true })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+
+    const job = await holdJob(ctx, jid, { force: true, reason: 'worker stuck on a dead NFS mount' });
+    expect(job.status).toBe('held');
+    // The worker's late commit must not overwrite the operator's change: its lock is gone
+    // (LOCK_LOST). Had the operator still held the lock, the moved status version would stop it
+    // (CONFLICT, shown in transitions.test.ts).
+    await expect(commitJobTransition(worker, held, { type: 'job.acquired' })).rejects.toMatchObject({
+      code: 'LOCK_LOST',
+    });
+    expect((await loadJob(ctx, jid)).status).toBe('held');
+  });
+
+  it('refuses what the machine does not allow, with the state and event named', async () => {
+    const { jids } = await batchWithJobs([spec(0, 'refused')]);
+    const error = await requeueJob(ctx, jids[0]!).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'INVALID_TRANSITION' });
+    expect((error as Error).message).toContain('"admin.requeue" is not allowed for a job in state pending');
+    // Nothing was left locked by the refused action.
+    expect(await ctx.zk.exists(`/jobs/${jids[0]}/lock`)).toBeUndefined();
+  });
+
+  it('a collection hold sends matching work to held; releasing the collection releases its held jobs only', async () => {
+    const { jids } = await batchWithJobs([spec(0, 'demo'), spec(1, 'other'), spec(2, 'demo')]);
+    expect(await holdCollection(ctx, 'demo')).toBe(true);
+    expect(await holdCollection(ctx, 'demo')).toBe(false);
+    expect(await isCollectionHeld(ctx, 'demo')).toBe(true);
+    // What the pending consumer does when it finds the hold (issue #5 wires this up).
+    for (const jid of jids) {
+      const acquired = (await acquireJob(ctx, 'pending', { skip: (j) => j !== jid }))!;
+      const held = acquired.job.configuration.collection === 'demo';
+      await commitJobTransition(ctx, acquired, { type: held ? 'job.held' : 'job.acquired' });
+    }
+    await holdJob(ctx, (await batchWithJobs([spec(0, 'other')])).jids[0]!);
+
+    const released = await releaseCollection(ctx, 'demo');
+    expect(released.jobs.sort()).toEqual([jids[0], jids[2]].sort());
+    expect(released.failed).toEqual([]);
+    expect(await isCollectionHeld(ctx, 'demo')).toBe(false);
+    expect((await loadJob(ctx, jids[0]!)).status).toBe('pending');
+    expect((await loadJob(ctx, jids[1]!)).status).toBe('estimating');
+    expect(await clearCollectionHold(ctx, 'demo')).toBe(false);
+  });
+
+  it('pauses and resumes a queue', async () => {
+    expect(await isQueuePaused(ctx, 'ingest')).toBe(false);
+    expect(await pauseQueue(ctx, 'ingest')).toBe(true);
+    expect(await ctx.zk.exists('/locks/queue/ingest')).toBeDefined();
+    expect(await isQueuePaused(ctx, 'ingest')).toBe(true);
+    expect(await resumeQueue(ctx, 'ingest')).toBe(true);
+    expect(await isQueuePaused(ctx, 'ingest')).toBe(false);
+  });
+
+  it('object locks are ephemeral, exclusive, and name arks with : and / replaced', async () => {
+    const ark = 'ark:/13030/m5abc';
+    const mine = await lockObject(ctx, 'storage', ark);
+    expect(mine?.path).toBe('/locks/storage/ark__13030_m5abc');
+    expect(await lockObject(worker, 'storage', ark)).toBeUndefined();
+    const stat = await ctx.zk.exists(mine!.path);
+    expect(stat?.ephemeralOwner).toBe(ctx.zk.sessionId);
+    expect(await lockObject(worker, 'localid', 'local/id:1')).toMatchObject({
+      path: '/locks/localid/local_id_1',
+    });
+  });
+
+  it('releasing a held job is refused while the batch is fine; the batch state is untouched', async () => {
+    const { bid, jids } = await batchWithJobs([spec(0, 'x')]);
+    await holdJob(ctx, jids[0]!);
+    const before = await loadBatch(ctx, bid);
+    await releaseJob(ctx, jids[0]!);
+    expect((await loadBatch(ctx, bid)).statusVersion).toBe(before.statusVersion);
+  });
+});
