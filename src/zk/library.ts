@@ -40,6 +40,8 @@ interface ClientInternals {
 
 /** ConnectionManager.STATES.CLOSED: the socket is gone and the library will not reconnect. */
 const CONNECTION_CLOSED = -2;
+/** ConnectionManager.STATES.CONNECTING: a connect request is out, no answer yet. */
+const CONNECTION_CONNECTING = 1;
 
 function internals(client: LibClient): ClientInternals['connectionManager'] {
   return (client as unknown as ClientInternals).connectionManager;
@@ -64,8 +66,36 @@ export async function closeLibClient(client: LibClient, graceMs: number): Promis
   if (socket && !socket.destroyed) socket.destroy();
 }
 
+/**
+ * The socket of a connection attempt that is TCP-connected but has no answer to its connect
+ * request yet. The library clears its connect timer on TCP connect, so if the server never
+ * answers (seen after a restart under load) the attempt hangs until something destroys it.
+ */
+export function handshakeSocket(client: LibClient): Socket | undefined {
+  const manager = internals(client);
+  if (manager?.state !== CONNECTION_CONNECTING) return undefined;
+  const socket = manager.socket;
+  return socket && !socket.connecting && !socket.destroyed ? socket : undefined;
+}
+
 /** The ops a library transaction has queued (not part of its typed API). */
 export function queuedOps(transaction: LibTransaction): ReadonlyArray<{ version?: unknown }> {
   const ops = (transaction as unknown as { ops?: unknown }).ops;
   return Array.isArray(ops) ? (ops as Array<{ version?: unknown }>) : [];
+}
+
+/**
+ * True when the library can represent server error `code` as an exception. Unpatched 1.1.3
+ * throws "Unknown code" for codes newer than it (e.g. SESSION_MOVED, -118) inside its socket
+ * handler, crashing the process; patches/node-zookeeper-client+1.1.3.patch adds them.
+ */
+export function libraryKnowsCode(code: number): boolean {
+  // `create` is missing from the type definitions but is how the library builds every server error.
+  const { create } = zookeeper.Exception as unknown as { create(code: number): unknown };
+  try {
+    create(code);
+    return true;
+  } catch {
+    return false;
+  }
 }

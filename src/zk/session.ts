@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { BehaviorSubject } from 'rxjs';
 import { hexId } from './convert.js';
@@ -6,6 +7,7 @@ import {
   LibStates,
   closeLibClient,
   createLibClient,
+  handshakeSocket,
   type LibClient,
   type LibClientOptions,
   type LibState,
@@ -41,19 +43,25 @@ export class Session {
   private client: LibClient;
   private readonly listeners = new Map<LibClient, (state: LibState) => void>();
   private readonly watchdog: Watchdog;
+  private timingNow: WatchdogTiming;
+  /** A handshake seen unanswered at a watchdog tick, and since when. */
+  private stalled: { socket: Socket; since: number } | undefined;
   private closed = false;
+  private hadSession = false;
 
   constructor(private readonly settings: SessionSettings) {
     this.requests = new InFlightRequests(() => this.watchdog.heard());
+    this.timingNow = this.timing(settings.library.sessionTimeoutMs);
     this.watchdog = new Watchdog(
       {
         isLinkUp: () => this.client.getState() === LibStates.SYNC_CONNECTED,
         probe: (timeoutMs) => this.probe(timeoutMs),
         onSilence: (silentForMs) => this.suspend(silentForMs),
         onAnswer: () => this.resume(),
-        onLost: (silentForMs) => this.lose(`no answer from ZooKeeper for ${silentForMs} ms`),
+        onLost: (silentForMs) => this.onLongSilence(silentForMs),
+        onLinkDown: () => this.unstickHandshake(),
       },
-      this.timing(settings.library.sessionTimeoutMs),
+      this.timingNow,
     );
     this.client = this.spawn();
   }
@@ -77,6 +85,7 @@ export class Session {
 
   /** Connects the first client; false (and closed) when no session is made within `timeoutMs`. */
   async open(timeoutMs: number): Promise<boolean> {
+    this.watchdog.start(this.timingNow);
     this.client.connect();
     const connected = await this.waitForState('connected', timeoutMs);
     if (!connected) await this.close();
@@ -120,9 +129,11 @@ export class Session {
   }
 
   private onConnected(): void {
+    this.hadSession = true;
     this.watchdog.heard();
-    const timing = this.timing(this.client.getSessionTimeout());
-    this.watchdog.start(timing);
+    this.stalled = undefined;
+    this.timingNow = this.timing(this.client.getSessionTimeout());
+    this.watchdog.start(this.timingNow);
     this.emit('connected', this.sessionId);
   }
 
@@ -154,6 +165,12 @@ export class Session {
     if (this.state === 'suspended') this.emit('connected', this.sessionId);
   }
 
+  private onLongSilence(silentForMs: number): void {
+    // Before the first session there is nothing to lose; open() has its own deadline.
+    if (this.hadSession) this.lose(`no answer from ZooKeeper for ${silentForMs} ms`);
+    else this.watchdog.resetLossClock();
+  }
+
   /** The session is gone: fail what is in flight, retire the client, start a fresh one. */
   private lose(reason: string): void {
     if (this.closed) return;
@@ -173,6 +190,26 @@ export class Session {
     this.client = this.spawn();
     this.watchdog.resetLossClock();
     this.client.connect();
+  }
+
+  /**
+   * Destroys a connection attempt whose handshake went unanswered for a probe timeout; the library
+   * then tries again with the same session, which the server still holds.
+   */
+  private unstickHandshake(): void {
+    const socket = handshakeSocket(this.client);
+    if (!socket) {
+      this.stalled = undefined;
+    } else if (this.stalled?.socket !== socket) {
+      this.stalled = { socket, since: Date.now() };
+    } else if (Date.now() - this.stalled.since >= this.timingNow.probeTimeoutMs) {
+      this.settings.log.warn(
+        { stalledMs: Date.now() - this.stalled.since },
+        'connect handshake unanswered; retrying',
+      );
+      this.stalled = undefined;
+      socket.destroy();
+    }
   }
 
   private probe(timeoutMs: number): Promise<void> {

@@ -19,6 +19,8 @@ export interface WatchdogHooks {
   onAnswer(): void;
   /** Nothing was heard for longer than `lossAfterMs`. */
   onLost(silentForMs: number): void;
+  /** A tick while the library is (re)connecting: time to check its handshake is not stuck. */
+  onLinkDown(): void;
 }
 
 /**
@@ -68,7 +70,11 @@ export class Watchdog {
       this.hooks.onLost(silentFor);
       return;
     }
-    if (this.probing || !this.hooks.isLinkUp()) return;
+    if (!this.hooks.isLinkUp()) {
+      this.hooks.onLinkDown();
+      return;
+    }
+    if (this.probing) return;
     this.probing = true;
     this.hooks.probe(this.timing.probeTimeoutMs).then(
       () => {
