@@ -91,9 +91,9 @@ export function queuedOps(transaction: LibTransaction): ReadonlyArray<{ version?
  */
 export function libraryKnowsCode(code: number): boolean {
   // `create` is missing from the type definitions but is how the library builds every server error.
-  const { create } = zookeeper.Exception as unknown as { create(code: number): unknown };
+  const exceptions = zookeeper.Exception as unknown as { create(code: number): unknown };
   try {
-    create(code);
+    exceptions.create(code);
     return true;
   } catch {
     return false;
