@@ -103,7 +103,25 @@ export async function loadAccess(ctx: QueueContext, queue: AccessQueue, qid: str
   };
 }
 
-/** Takes the first pending access request (in id order) of a queue whose lock this session can create. */
+async function loadUsable(
+  ctx: QueueContext,
+  queue: AccessQueue,
+  qid: string,
+  onInvalid?: (qid: string, error: QueueError) => void,
+): Promise<AccessRecord | undefined> {
+  try {
+    return await loadAccess(ctx, queue, qid);
+  } catch (err) {
+    if (!isQueueError(err)) throw err;
+    if (err.code === 'ITEM_INVALID') onInvalid?.(qid, err);
+    return undefined;
+  }
+}
+
+/**
+ * Takes the first pending access request (in id order) of a queue whose lock this session can
+ * create. The status is read before locking (no lock churn on finished requests) and again after.
+ */
 export async function acquireAccess(
   ctx: QueueContext,
   queue: AccessQueue,
@@ -113,15 +131,11 @@ export async function acquireAccess(
     .filter((n) => n.startsWith(ACCESS_PREFIX))
     .sort();
   for (const qid of ids) {
+    if ((await loadUsable(ctx, queue, qid, onInvalid))?.status !== 'pending') continue;
     const attempt = await tryLock(ctx, accessPath(queue, qid));
     if (!attempt.held) continue;
-    try {
-      const request = await loadAccess(ctx, queue, qid);
-      if (request.status === 'pending') return { request, lock: attempt.lock };
-    } catch (err) {
-      if (!isQueueError(err)) throw err;
-      onInvalid?.(qid, err);
-    }
+    const request = await loadUsable(ctx, queue, qid, onInvalid);
+    if (request?.status === 'pending') return { request, lock: attempt.lock };
     await releaseLock(ctx, attempt.lock);
   }
   return undefined;
