@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../../../src/zk-server/server-process.js';
 import { connectZk, type ZkClient } from '../../../src/zk/index.js';
-import { startPrivateServer } from './private-server.js';
+import { startPrivateServer } from '../../support/private-server.js';
 import { SessionRecorder } from './session-recorder.js';
 
 let server: ServerProcess;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServerProcess } from '../../../src/zk-server/server-process.js';
 import { ZkError, connectZk } from '../../../src/zk/index.js';
-import { sleep, startPrivateServer } from './private-server.js';
+import { sleep, startPrivateServer } from '../../support/private-server.js';
 import { SessionRecorder, eventually } from './session-recorder.js';
 
 // A private server: freezing the shared one would stall every other test file.

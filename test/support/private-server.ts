@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '../../../src/zk-server/free-port.js';
-import { createServerProcess, type ServerProcess } from '../../../src/zk-server/server-process.js';
+import { freePort } from '../../src/zk-server/free-port.js';
+import { createServerProcess, type ServerProcess } from '../../src/zk-server/server-process.js';
 
 /**
  * A ZooKeeper of this test file alone, for tests that freeze or restart the server.

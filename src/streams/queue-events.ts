@@ -1,0 +1,63 @@
+import { distinctUntilChanged, map, type Observable } from 'rxjs';
+import type { JobState } from '../../machines/index.js';
+import {
+  BATCHES,
+  COLLECTION_LOCKS,
+  batchChild,
+  batchFolderPath,
+  isBatchId,
+  jobStateFolder,
+  queueLockPath,
+  type QueueName,
+} from '../queue/paths.js';
+import type { ZkClient } from '../zk/index.js';
+import { children$ } from './children.js';
+import { data$, exists$, type NodeValue } from './data.js';
+
+const sameList = (a: string[], b: string[]): boolean =>
+  a.length === b.length && a.every((v, i) => v === b[i]);
+
+/** Refs waiting in a job state folder (`PP-jid` names), each time the folder changes: "work appeared in state S". */
+export function jobWork$(zk: ZkClient, state: JobState): Observable<string[]> {
+  return children$(zk, jobStateFolder(state)).pipe(
+    map((names) => [...names].sort()),
+    distinctUntilChanged(sameList),
+  );
+}
+
+/** The batch ids under /batches, each time one is created or removed. */
+export function batchIds$(zk: ZkClient): Observable<string[]> {
+  return children$(zk, BATCHES).pipe(
+    map((names) => names.filter(isBatchId).sort()),
+    distinctUntilChanged(sameList),
+  );
+}
+
+/** True whenever batch B's `batch-processing` folder is empty (missing counts as empty), false otherwise. */
+export function batchProcessingEmpty$(zk: ZkClient, bid: string): Observable<boolean> {
+  return children$(zk, batchFolderPath(bid, 'batch-processing')).pipe(
+    map((names) => names.length === 0),
+    distinctUntilChanged(),
+  );
+}
+
+/** Batch B's status node, each time it changes (undefined once the batch is gone). */
+export function batchStatus$(zk: ZkClient, bid: string): Observable<NodeValue> {
+  return data$(zk, batchChild(bid, 'status')).pipe(
+    distinctUntilChanged((a, b) => a?.stat.mzxid === b?.stat.mzxid),
+  );
+}
+
+/** The collections on hold (`/locks/collections/<mnemonic>`), each time a hold is set or cleared. */
+export function collectionHolds$(zk: ZkClient): Observable<ReadonlySet<string>> {
+  return children$(zk, COLLECTION_LOCKS).pipe(
+    map((names) => [...names].sort()),
+    distinctUntilChanged(sameList),
+    map((names) => new Set(names)),
+  );
+}
+
+/** Whether a queue is paused (`/locks/queue/<name>` exists), each time that changes. */
+export function queuePaused$(zk: ZkClient, queue: QueueName): Observable<boolean> {
+  return exists$(zk, queueLockPath(queue)).pipe(distinctUntilChanged());
+}

@@ -1,0 +1,68 @@
+import { Observable } from 'rxjs';
+import type { ZkClient, WatchCallback } from '../zk/index.js';
+import { isZkError } from '../zk/index.js';
+
+/** How long to wait before reading again after a retryable failure (timeout, connection loss). */
+const RETRY_DELAY_MS = 1000;
+
+/**
+ * A cold observable over a one-shot ZooKeeper watch. Each emission is the current value, read
+ * afresh: on subscribe (once the session is connected), after every watch fire (fires coalesce
+ * and can be missed, so a fire only means "read again"), and after every (re)connection,
+ * including a brand-new session whose watches are gone. Every read re-arms the watch.
+ * Retryable failures are retried; others end the stream with the error. Unsubscribing stops
+ * re-arming: a watch that fires afterwards is ignored.
+ */
+export function watched$<T>(zk: ZkClient, read: (watch: WatchCallback) => Promise<T>): Observable<T> {
+  return new Observable<T>((subscriber) => {
+    let stopped = false;
+    let reading = false;
+    let again = false;
+    let retryTimer: NodeJS.Timeout | undefined;
+
+    const readOnce = async (): Promise<void> => {
+      try {
+        const value = await read(watch);
+        if (!stopped) subscriber.next(value);
+      } catch (err) {
+        if (stopped) return;
+        if (isZkError(err, 'CLOSED')) return; // session$ completes this stream
+        if (isZkError(err) && err.retryable) {
+          retryTimer ??= setTimeout(retry, RETRY_DELAY_MS);
+          return;
+        }
+        subscriber.error(err);
+      }
+    };
+    const run = async (): Promise<void> => {
+      reading = true;
+      do {
+        again = false;
+        await readOnce();
+      } while (again && !stopped);
+      reading = false;
+    };
+    function trigger(): void {
+      if (stopped) return;
+      if (reading) again = true;
+      else void run();
+    }
+    function retry(): void {
+      retryTimer = undefined;
+      trigger();
+    }
+    const watch: WatchCallback = () => trigger();
+    // session$ replays the current state: the first read happens at once when connected.
+    const session = zk.session$.subscribe({
+      next: (event) => {
+        if (event.state === 'connected') trigger();
+      },
+      complete: () => subscriber.complete(),
+    });
+    return () => {
+      stopped = true;
+      session.unsubscribe();
+      if (retryTimer) clearTimeout(retryTimer);
+    };
+  });
+}

@@ -1,0 +1,127 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { children$, data$ } from '../../../src/streams/index.js';
+import { batchProcessingEmpty$, queuePaused$ } from '../../../src/streams/queue-events.js';
+import { connectZk, type ZkClient } from '../../../src/zk/index.js';
+import { Recorder } from '../../support/observe.js';
+import { sleep, startPrivateServer } from '../../support/private-server.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+const same = (a: string[], b: string[]): boolean => [...a].sort().join() === [...b].sort().join();
+
+describe('children$ and data$', () => {
+  let zk: ZkClient;
+  beforeAll(async () => {
+    zk = await chroot.connect();
+  });
+
+  it('children$ emits the current children, then re-reads after every change (fires coalesce)', async () => {
+    await zk.mkdirp('/c');
+    await zk.create('/c/a');
+    const rec = new Recorder(children$(zk, '/c'));
+    await rec.next((v) => same(v, ['a']));
+    // Three quick creates fire one watch; the re-read still sees all of them.
+    await Promise.all([zk.create('/c/b'), zk.create('/c/c'), zk.create('/c/d')]);
+    await rec.next((v) => same(v, ['a', 'b', 'c', 'd']));
+    await zk.delete('/c/a');
+    await rec.next((v) => same(v, ['b', 'c', 'd']));
+    rec.stop();
+  });
+
+  it('children$ of a missing node emits [] and follows it once created', async () => {
+    const rec = new Recorder(children$(zk, '/later'));
+    await rec.next((v) => v.length === 0);
+    await zk.mkdirp('/later/x');
+    await rec.next((v) => same(v, ['x']));
+    rec.stop();
+  });
+
+  it('data$ follows changes, deletion and re-creation', async () => {
+    await zk.create('/d', 'one');
+    const rec = new Recorder(data$(zk, '/d'));
+    await rec.next((v) => v?.data?.toString() === 'one');
+    await zk.setData('/d', 'two');
+    await rec.next((v) => v?.data?.toString() === 'two');
+    await zk.delete('/d');
+    await rec.next((v) => v === undefined);
+    await zk.create('/d', 'three');
+    await rec.next((v) => v?.data?.toString() === 'three');
+    rec.stop();
+  });
+
+  it('teardown stops re-arming: nothing is emitted after unsubscribe', async () => {
+    await zk.mkdirp('/t');
+    const rec = new Recorder(children$(zk, '/t'));
+    await rec.next((v) => v.length === 0);
+    rec.stop();
+    rec.clear();
+    await zk.create('/t/x');
+    await sleep(300);
+    expect(rec.values).toEqual([]);
+  });
+
+  it('batchProcessingEmpty$ turns true when the last job ref leaves the folder; queuePaused$ follows the lock', async () => {
+    await zk.mkdirp('/batches/bid0000000001/states/batch-processing/jid0000000001');
+    const empty = new Recorder(batchProcessingEmpty$(zk, 'bid0000000001'));
+    await empty.next((v) => v === false);
+    await zk.delete('/batches/bid0000000001/states/batch-processing/jid0000000001');
+    await empty.next((v) => v === true);
+    empty.stop();
+
+    await zk.mkdirp('/locks/queue');
+    const paused = new Recorder(queuePaused$(zk, 'ingest'));
+    await paused.next((v) => v === false);
+    await zk.create('/locks/queue/ingest');
+    await paused.next((v) => v === true);
+    await zk.delete('/locks/queue/ingest');
+    expect(await paused.next((v) => v === false && paused.values.length === 3)).toBe(false);
+    paused.stop();
+  });
+});
+
+describe('streams across a server restart and a lost session', () => {
+  let server: Awaited<ReturnType<typeof startPrivateServer>>;
+  let zk: ZkClient;
+  let other: ZkClient;
+
+  beforeAll(async () => {
+    server = await startPrivateServer();
+    zk = await connectZk({ connectString: server.server.connectString, sessionTimeoutMs: 2000 });
+    other = await connectZk({ connectString: server.server.connectString, sessionTimeoutMs: 8000 });
+  });
+  afterAll(async () => {
+    await zk?.close();
+    await other?.close();
+    await server?.dispose();
+  });
+
+  it('keeps flowing after a server restart within the session timeout', async () => {
+    await zk.mkdirp('/r');
+    const rec = new Recorder(children$(zk, '/r'));
+    await rec.next((v) => v.length === 0);
+    const session = zk.sessionId;
+    await server.server.stop();
+    await server.server.start();
+    await other.create('/r/after-restart');
+    await rec.next((v) => same(v, ['after-restart']));
+    expect(zk.sessionId).toBe(session);
+    rec.stop();
+  });
+
+  it('re-reads and re-arms on a brand-new session after the old one is lost', async () => {
+    await zk.mkdirp('/s');
+    const rec = new Recorder(children$(zk, '/s'));
+    await rec.next((v) => v.length === 0);
+    const session = zk.sessionId;
+    server.server.freeze();
+    await sleep(3500); // past the 2 s session timeout: the watchdog declares the session lost
+    server.server.thaw();
+    // Written while this client's old session (and its watch) was gone.
+    await other.create('/s/while-lost');
+    await rec.next((v) => same(v, ['while-lost']), 15_000);
+    expect(zk.sessionId).not.toBe(session);
+    await other.create('/s/on-new-session');
+    await rec.next((v) => same(v, ['while-lost', 'on-new-session']));
+    rec.stop();
+  });
+});
