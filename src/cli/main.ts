@@ -1,5 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
+import { registerCleanup } from './commands/cleanup.js';
+import { registerDoctor } from './commands/doctor.js';
 import { registerServe } from './commands/serve.js';
 import { registerTree } from './commands/tree.js';
 import { registerZk } from './commands/zk.js';
@@ -24,6 +26,8 @@ function buildProgram(config: Config): Command {
   registerServe(program, ctx);
   registerZk(program, ctx);
   registerTree(program, ctx);
+  registerDoctor(program, ctx);
+  registerCleanup(program, ctx);
   return program;
 }
 

@@ -1,0 +1,90 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { pino } from 'pino';
+import { createLogger } from '../../logger.js';
+import { cleanup, type CleanupReport } from '../../queue/cleanup.js';
+import type { QueueContext } from '../../queue/context.js';
+import type { ZkClient } from '../../zk/index.js';
+import { connectForCommand } from '../connection.js';
+import type { CliContext } from '../context.js';
+
+const UNITS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+  w: 604_800_000,
+};
+
+/** Milliseconds of a duration such as `7d`, `12h`, `30m`, `45s`, `500ms`, `1w`; undefined when unreadable. */
+export function parseDuration(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/i.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * (UNITS[match[2]!.toLowerCase()] ?? Number.NaN));
+}
+
+/** A commander option parser for durations. */
+export function durationOption(text: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined)
+    throw new InvalidArgumentError(`"${text}" is not a duration; expected e.g. 7d, 12h, 30m, 45s`);
+  return ms;
+}
+
+/** A queue context for one command: logs go to stderr (stdout carries the output), warnings only. */
+export function commandQueueContext(zk: ZkClient): QueueContext {
+  return { zk, log: createLogger('warn', pino.destination({ fd: 2, sync: true })), now: () => new Date() };
+}
+
+function printHuman(report: CleanupReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
+  const verb = report.dryRun ? 'would remove' : 'removed';
+  for (const batch of report.batches) {
+    out.write(
+      `${verb} batch ${batch.bid} (${batch.status} ${batch.lastModified}, ${batch.jobs.length} jobs)\n`,
+    );
+  }
+  for (const id of report.orphans) out.write(`${verb} orphan id node ${id}\n`);
+  for (const path of report.danglingRefs) out.write(`${verb} dangling ref ${path}\n`);
+  for (const uuid of report.danglingUuids) out.write(`${verb} dangling uuid entry ${uuid}\n`);
+  for (const skip of report.skipped) out.write(`kept ${skip.item}: ${skip.reason}\n`);
+  const total =
+    report.batches.length + report.orphans.length + report.danglingRefs.length + report.danglingUuids.length;
+  err.write(total === 0 ? 'nothing to clean up\n' : `${verb} ${total} items\n`);
+}
+
+/** `mrtq cleanup [--retention 7d] [--orphan-grace 10m] [--dry-run] [--json]`. */
+export function registerCleanup(program: Command, ctx: CliContext): void {
+  program
+    .command('cleanup')
+    .description(
+      'remove completed and deleted batches older than the retention, with their jobs, and crash leftovers',
+    )
+    .option(
+      '--retention <duration>',
+      'keep batches last modified within this (e.g. 7d, 12h, 30m)',
+      durationOption,
+      7 * 86_400_000,
+    )
+    .option(
+      '--orphan-grace <duration>',
+      'keep empty id nodes and dangling refs younger than this',
+      durationOption,
+      10 * 60_000,
+    )
+    .option('--dry-run', 'report what would be removed, remove nothing')
+    .option('--json', 'print the report as one JSON object')
+    .action(async (opts: { retention: number; orphanGrace: number; dryRun?: boolean; json?: boolean }) => {
+      const client = await connectForCommand(ctx.config, ctx.zkFlag());
+      try {
+        const report = await cleanup(commandQueueContext(client), {
+          retentionMs: opts.retention,
+          orphanGraceMs: opts.orphanGrace,
+          dryRun: opts.dryRun ?? false,
+        });
+        if (opts.json) ctx.stdout.write(JSON.stringify(report) + '\n');
+        else printHuman(report, ctx.stdout, ctx.stderr);
+      } finally {
+        await client.close();
+      }
+    });
+}

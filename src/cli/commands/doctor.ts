@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { doctor, type DoctorReport } from '../../queue/doctor.js';
+import { connectForCommand } from '../connection.js';
+import type { CliContext } from '../context.js';
+import { ExitCode } from '../exit-codes.js';
+import { commandQueueContext, durationOption } from './cleanup.js';
+
+function printHuman(report: DoctorReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
+  const { jobs, batches, refs } = report.checked;
+  const checked = `${jobs} jobs, ${batches} batches, ${refs} refs`;
+  if (report.ok) {
+    err.write(`no problems found (checked ${checked})\n`);
+    return;
+  }
+  for (const problem of report.problems) out.write(`${problem.code} ${problem.item}\n  ${problem.message}\n`);
+  err.write(`${report.problems.length} problems found (checked ${checked})\n`);
+}
+
+function sessionList(text: string): Set<string> {
+  return new Set(
+    text
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  );
+}
+
+interface DoctorFlags {
+  json?: boolean;
+  orphanGrace: number;
+  liveSessions?: Set<string>;
+}
+
+/** `mrtq doctor [--json]`: checks the queue tree; exit code 1 when anything is wrong. */
+export function registerDoctor(program: Command, ctx: CliContext): void {
+  program
+    .command('doctor')
+    .description('check the queue tree for inconsistencies; exit code 1 when any are found')
+    .option('--json', 'print {"ok","problems","checked"} as one JSON object')
+    .option(
+      '--orphan-grace <duration>',
+      'report empty id nodes only when older than this',
+      durationOption,
+      10 * 60_000,
+    )
+    .option(
+      '--live-sessions <ids>',
+      'comma-separated hex session ids known alive; locks of any other session are stale',
+      sessionList,
+    )
+    .action(async (opts: DoctorFlags) => {
+      const client = await connectForCommand(ctx.config, ctx.zkFlag());
+      try {
+        const report = await doctor(commandQueueContext(client), {
+          orphanGraceMs: opts.orphanGrace,
+          liveSessions: opts.liveSessions,
+        });
+        if (opts.json) ctx.stdout.write(JSON.stringify(report) + '\n');
+        else printHuman(report, ctx.stdout, ctx.stderr);
+        if (!report.ok) process.exitCode = ExitCode.problems;
+      } finally {
+        await client.close();
+      }
+    });
+}

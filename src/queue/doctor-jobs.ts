@@ -1,0 +1,220 @@
+import { jobWireNames, parseJobState, type JobState } from '../../machines/index.js';
+import { batchFolderForJob } from './batch-jobs.js';
+import { decodeObject, isOrphanJob, textOf, type RefIndex } from './doctor-index.js';
+import {
+  minutes,
+  olderThanGrace,
+  problem,
+  type CheckSettings,
+  type DoctorProblem,
+} from './doctor-problems.js';
+import type { JobScan, QueueScan } from './doctor-scan.js';
+import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef } from './paths.js';
+
+/** Checks every job's own nodes and its two refs (DESIGN.md §2, invariants 1, 2 and 7). */
+export function checkJobs(scan: QueueScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
+  const problems: DoctorProblem[] = [];
+  for (const job of scan.jobs.values()) problems.push(...checkJob(job, scan, index, settings));
+  return problems;
+}
+
+function checkJob(job: JobScan, scan: QueueScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
+  if (!job.status) return missingStatus(job, index, settings);
+  const out: DoctorProblem[] = [];
+  const state = stateOf(job, out);
+  const priority = priorityOf(job, out);
+  const bid = batchOf(job, scan, out);
+  checkConfiguration(job, out);
+  // Where refs belong follows from the status; with no usable status there is nothing to compare.
+  if (state) {
+    const refProblems = [
+      stateRefProblem(job.jid, state, priority, index),
+      bid ? batchRefProblem(job.jid, state, bid, index) : undefined,
+    ];
+    out.push(...refProblems.filter((p) => p !== undefined));
+  }
+  return out;
+}
+
+function missingStatus(job: JobScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
+  const { jid } = job;
+  if (isOrphanJob(job, index)) {
+    // Younger ones may be a creation in progress: the id node comes first, its data a moment later.
+    if (!olderThanGrace(job.ctime, settings)) return [];
+    const what =
+      job.children.size === 0
+        ? 'an empty id node'
+        : `an id node with ${[...job.children].join(', ')} but no status`;
+    return [
+      problem(
+        'ORPHAN_ID_NODE',
+        jid,
+        jobPath(jid),
+        `${jobPath(jid)} is ${what} and no refs, older than ${minutes(settings.orphanGraceMs)}: left by a crashed creation; \`mrtq cleanup\` removes it`,
+      ),
+    ];
+  }
+  const refs = [...(index.stateRefs.get(jid) ?? []), ...(index.batchRefs.get(jid) ?? [])].map(
+    (ref) => ref.path,
+  );
+  return [
+    problem(
+      'JOB_STATUS_MISSING',
+      jid,
+      jobChild(jid, 'status'),
+      `job ${jid} has refs (${refs.join(', ')}) but no ${jobChild(jid, 'status')}; expected JSON {"status","last_modified",...}: restore it, or delete the job and its refs`,
+    ),
+  ];
+}
+
+function stateOf(job: JobScan, out: DoctorProblem[]): JobState | undefined {
+  const path = jobChild(job.jid, 'status');
+  const decoded = decodeObject(path, job.status!);
+  if (!decoded.ok) {
+    out.push(
+      problem(
+        'JOB_STATUS_INVALID',
+        job.jid,
+        path,
+        `${decoded.message}; expected {"status":"Pending",...}: rewrite it with a valid status`,
+      ),
+    );
+    return undefined;
+  }
+  const { status, last_successful_status: last } = decoded.value;
+  const state = typeof status === 'string' ? parseJobState(status) : undefined;
+  const expected = Object.values(jobWireNames).join(', ');
+  if (!state) {
+    out.push(
+      problem(
+        'JOB_STATUS_UNKNOWN',
+        job.jid,
+        path,
+        `${path} has status ${JSON.stringify(status)}, which is no job state; expected one of ${expected}`,
+      ),
+    );
+  } else if (typeof last === 'string' && last !== '' && !parseJobState(last)) {
+    out.push(
+      problem(
+        'JOB_STATUS_UNKNOWN',
+        job.jid,
+        path,
+        `${path} has last_successful_status "${last}", which is no job state; expected null or one of ${expected}`,
+      ),
+    );
+  }
+  return state;
+}
+
+/** The priority the job's refs must carry; mrt-zk reads a missing priority as 5. */
+function priorityOf(job: JobScan, out: DoctorProblem[]): number | undefined {
+  const text = textOf(job.priority);
+  if (text === '') return 5;
+  const value = Number(text);
+  if (Number.isSafeInteger(value)) return value;
+  const path = jobChild(job.jid, 'priority');
+  out.push(
+    problem(
+      'JOB_PRIORITY_INVALID',
+      job.jid,
+      path,
+      `${path} is "${text}"; expected an integer (lower runs first, default 5)`,
+    ),
+  );
+  return undefined;
+}
+
+function batchOf(job: JobScan, scan: QueueScan, out: DoctorProblem[]): string | undefined {
+  const bid = textOf(job.bid);
+  const path = jobChild(job.jid, 'bid');
+  if (bid === '') {
+    out.push(
+      problem(
+        'JOB_BID_MISSING',
+        job.jid,
+        path,
+        `${path} is ${job.bid ? 'empty' : 'missing'}; expected the id of the job's batch (bidN)`,
+      ),
+    );
+    return undefined;
+  }
+  if (!scan.batches.has(bid)) {
+    out.push(
+      problem(
+        'JOB_BATCH_MISSING',
+        job.jid,
+        path,
+        `job ${job.jid} belongs to batch ${bid}, but ${batchPath(bid)} does not exist; delete the job or restore its batch`,
+      ),
+    );
+    return undefined;
+  }
+  return bid;
+}
+
+function checkConfiguration(job: JobScan, out: DoctorProblem[]): void {
+  const path = jobChild(job.jid, 'configuration');
+  if (!job.configuration) {
+    out.push(
+      problem(
+        'JOB_CONFIGURATION_MISSING',
+        job.jid,
+        path,
+        `${path} is missing; expected JSON {"profile_name","submitter","payload_url",...}`,
+      ),
+    );
+    return;
+  }
+  const decoded = decodeObject(path, job.configuration);
+  if (!decoded.ok)
+    out.push(
+      problem('JOB_CONFIGURATION_INVALID', job.jid, path, `${decoded.message}; expected a JSON object`),
+    );
+}
+
+/** The one problem of a job's `/jobs/states` ref, if any. */
+function stateRefProblem(jid: string, state: JobState, priority: number | undefined, index: RefIndex) {
+  const refs = index.stateRefs.get(jid) ?? [];
+  const expected = jobRef(state, priority ?? 5, jid);
+  const status = jobWireNames[state];
+  if (refs.length === 0) {
+    const message = `job ${jid} is ${status} but has no ref under /jobs/states, so no consumer sees it`;
+    return problem('JOB_NO_STATE_REF', jid, expected, `${message}; expected ${expected}`);
+  }
+  const paths = refs.map((ref) => ref.path);
+  if (refs.length > 1) {
+    const message = `job ${jid} has ${refs.length} refs (${paths.join(', ')}); expected only ${expected}`;
+    return problem('JOB_STATE_REF_DUPLICATE', jid, jobPath(jid), `${message}: delete the others`);
+  }
+  const ref = refs[0]!;
+  if (ref.folder !== state) {
+    const message = `job ${jid} is ${status} but its ref is ${ref.path}; expected ${expected}`;
+    return problem('JOB_STATE_REF_WRONG_FOLDER', jid, ref.path, message);
+  }
+  if (priority !== undefined && ref.priority !== clampPriority(priority)) {
+    const message = `job ${jid} has priority ${priority} but its ref is ${ref.path}; expected ${expected}`;
+    return problem('JOB_STATE_REF_WRONG_PRIORITY', jid, ref.path, message);
+  }
+  return undefined;
+}
+
+/** The one problem of a job's ref in its batch's folders, if any. */
+function batchRefProblem(jid: string, state: JobState, bid: string, index: RefIndex) {
+  const refs = (index.batchRefs.get(jid) ?? []).filter((ref) => ref.bid === bid);
+  const expected = batchRef(bid, batchFolderForJob(state), jid);
+  const status = jobWireNames[state];
+  if (refs.length === 0) {
+    const message = `job ${jid} (${status}) has no ref in its batch ${bid}, so the batch cannot tell when it is done`;
+    return problem('JOB_NO_BATCH_REF', jid, expected, `${message}; expected ${expected}`);
+  }
+  const paths = refs.map((ref) => ref.path);
+  if (refs.length > 1) {
+    const message = `job ${jid} has ${refs.length} refs in batch ${bid} (${paths.join(', ')})`;
+    return problem('JOB_BATCH_REF_DUPLICATE', jid, jobPath(jid), `${message}; expected only ${expected}`);
+  }
+  if (paths[0] !== expected) {
+    const message = `job ${jid} is ${status} but its batch ref is ${paths[0]}; expected ${expected}`;
+    return problem('JOB_BATCH_REF_WRONG_FOLDER', jid, paths[0]!, message);
+  }
+  return undefined;
+}

@@ -1,0 +1,100 @@
+import { jobStates } from '../../machines/index.js';
+import { textOf, type RefIndex } from './doctor-index.js';
+import { problem, type DoctorProblem } from './doctor-problems.js';
+import type { QueueScan } from './doctor-scan.js';
+import { JOB_STATES, jobPath } from './paths.js';
+
+const knownFolders: ReadonlySet<string> = new Set(jobStates);
+
+/** Checks that every ref is well named, in a known folder, and names an existing job of its batch. */
+export function checkRefs(scan: QueueScan, index: RefIndex): DoctorProblem[] {
+  return [
+    ...checkStateFolders(scan),
+    ...checkRefNames(index),
+    ...checkStateTargets(scan, index),
+    ...checkBatchTargets(scan, index),
+  ];
+}
+
+function checkStateFolders(scan: QueueScan): DoctorProblem[] {
+  return [...scan.stateFolders]
+    .filter(([folder]) => !knownFolders.has(folder))
+    .map(([folder, names]) => {
+      const path = `${JOB_STATES}/${folder}`;
+      return problem(
+        'STATE_FOLDER_UNKNOWN',
+        path,
+        path,
+        `${path} (${names.length} refs) names no job state, so consumers never look there; expected one of ${jobStates.join(', ')}: move its refs to the folder of each job's status and delete it`,
+      );
+    });
+}
+
+function checkRefNames(index: RefIndex): DoctorProblem[] {
+  return [
+    ...index.badStateNames.map(({ path, name }) =>
+      problem(
+        'REF_NAME_INVALID',
+        path,
+        path,
+        `${path}: "${name}" is not a job ref; expected PP-jidN (two-digit priority, job id), e.g. 05-jid0000000001`,
+      ),
+    ),
+    ...index.badBatchNames.map(({ path, jid }) =>
+      problem(
+        'REF_NAME_INVALID',
+        path,
+        path,
+        `${path}: "${jid}" is not a job id; a batch folder holds only jidN refs`,
+      ),
+    ),
+  ];
+}
+
+function checkStateTargets(scan: QueueScan, index: RefIndex): DoctorProblem[] {
+  const out: DoctorProblem[] = [];
+  for (const [jid, refs] of index.stateRefs) {
+    if (scan.jobs.has(jid)) continue;
+    for (const ref of refs) {
+      out.push(
+        problem(
+          'JOB_STATE_REF_DANGLING',
+          jid,
+          ref.path,
+          `${ref.path} points at job ${jid}, but ${jobPath(jid)} does not exist; a consumer would take a job that is not there: delete the ref (\`mrtq cleanup\` removes old ones)`,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
+function checkBatchTargets(scan: QueueScan, index: RefIndex): DoctorProblem[] {
+  const out: DoctorProblem[] = [];
+  for (const [jid, refs] of index.batchRefs) {
+    const job = scan.jobs.get(jid);
+    const owner = job ? textOf(job.bid) : '';
+    for (const ref of refs) {
+      if (!job) {
+        out.push(
+          problem(
+            'BATCH_REF_DANGLING',
+            jid,
+            ref.path,
+            `${ref.path} points at job ${jid}, but ${jobPath(jid)} does not exist; delete the ref (\`mrtq cleanup\` removes old ones)`,
+          ),
+        );
+      } else if (owner !== '' && owner !== ref.bid) {
+        out.push(
+          problem(
+            'BATCH_REF_WRONG_BATCH',
+            jid,
+            ref.path,
+            `${ref.path} lists job ${jid} in batch ${ref.bid}, but the job belongs to batch ${owner}; delete this ref`,
+          ),
+        );
+      }
+    }
+  }
+  return out;
+}

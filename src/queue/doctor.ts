@@ -1,0 +1,89 @@
+import type { QueueContext } from './context.js';
+import { checkBatches, checkUuids } from './doctor-batches.js';
+import { indexRefs } from './doctor-index.js';
+import { checkJobs } from './doctor-jobs.js';
+import { checkLocks, normaliseSessionId } from './doctor-locks.js';
+import type { CheckSettings, DoctorProblem } from './doctor-problems.js';
+import { checkRefs } from './doctor-refs.js';
+import { scanQueue, type QueueScan } from './doctor-scan.js';
+
+export type { DoctorCode, DoctorProblem } from './doctor-problems.js';
+
+/** Default age after which an id node without data counts as an orphan (not a creation in progress). */
+export const DEFAULT_ORPHAN_GRACE_MS = 10 * 60_000;
+
+export interface DoctorOptions {
+  /** Younger empty id nodes may be creations in progress and are not reported. Default 10 min. */
+  orphanGraceMs?: number;
+  /**
+   * Sessions known to be alive (hex ids, `0x` optional). When given, a lock owned by any other
+   * session is reported as stale. This session is always counted as alive.
+   */
+  liveSessions?: ReadonlySet<string>;
+  /** ZooKeeper requests in flight at once. Default 256. */
+  concurrency?: number;
+  /**
+   * Read the tree a second time and report only problems seen both times (default true). The
+   * reads of one pass are not one snapshot: an item that moves between two of them can look
+   * inconsistent once, never twice the same way.
+   */
+  confirm?: boolean;
+}
+
+/** What `doctor` found: `ok` when there are no problems. */
+export interface DoctorReport {
+  ok: boolean;
+  problems: DoctorProblem[];
+  checked: { jobs: number; batches: number; refs: number };
+}
+
+/** Runs every check over a scan. Pure: the scan and settings decide everything. */
+export function checkQueue(scan: QueueScan, settings: CheckSettings): DoctorProblem[] {
+  const index = indexRefs(scan);
+  return [
+    ...checkJobs(scan, index, settings),
+    ...checkRefs(scan, index),
+    ...checkBatches(scan, settings),
+    ...checkUuids(scan),
+    ...checkLocks(scan, settings),
+  ];
+}
+
+const keyOf = (p: DoctorProblem): string => `${p.code} ${p.item} ${p.path}`;
+const byPath = (a: DoctorProblem, b: DoctorProblem): number =>
+  a.path < b.path ? -1 : a.path > b.path ? 1 : a.code < b.code ? -1 : a.code > b.code ? 1 : 0;
+
+function settingsOf(ctx: QueueContext, options: DoctorOptions): CheckSettings {
+  const live = options.liveSessions;
+  return {
+    now: ctx.now().getTime(),
+    orphanGraceMs: options.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
+    liveSessions: live ? new Set([...live, ctx.zk.sessionId].map(normaliseSessionId)) : undefined,
+  };
+}
+
+/**
+ * Checks the whole queue tree against DESIGN.md §2 and §4 and reports every violation with a
+ * stable code, the item, the node and an actionable message. Tolerant of trees written by other
+ * tools (mrt-zk): unreadable data is reported, never thrown; only ZooKeeper failures reject.
+ *
+ * Stale locks: ZooKeeper's client protocol cannot list live sessions (`cons` and `dump` are
+ * four-letter words for the server's admin port, and see only one server of an ensemble). So a
+ * lock is stale when its node is persistent (ephemeralOwner 0, written by a tool that forgot
+ * ephemeral), and, only when `options.liveSessions` is given, when its owner is not in that set.
+ * An ephemeral lock of a crashed process disappears by itself when its session expires.
+ */
+export async function doctor(ctx: QueueContext, options: DoctorOptions = {}): Promise<DoctorReport> {
+  const started = Date.now();
+  const scan = await scanQueue(ctx, options.concurrency);
+  let problems = checkQueue(scan, settingsOf(ctx, options));
+  if (problems.length > 0 && (options.confirm ?? true)) {
+    const first = new Set(problems.map(keyOf));
+    const again = checkQueue(await scanQueue(ctx, options.concurrency), settingsOf(ctx, options));
+    problems = again.filter((p) => first.has(keyOf(p)));
+  }
+  problems.sort(byPath);
+  const checked = { jobs: scan.jobs.size, batches: scan.batches.size, refs: indexRefs(scan).count };
+  ctx.log.info({ ...checked, problems: problems.length, ms: Date.now() - started }, 'doctor finished');
+  return { ok: problems.length === 0, problems, checked };
+}
