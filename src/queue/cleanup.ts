@@ -293,3 +293,26 @@ async function removeJob(
     }
   }
 }
+
+/**
+ * Removes one completed or Deleted batch with its jobs now, whatever its age: the operator's
+ * batch delete uses this after setting the batch Deleted. The same rules as cleanup apply (the
+ * batch and its jobs must not be locked, no job may still be running); when one stops it, the
+ * reason is returned and a later cleanup finishes the work.
+ */
+export async function removeBatchNow(
+  ctx: QueueContext,
+  bid: string,
+): Promise<{ removed: string[] } | { skipped: string }> {
+  const read = createTreeReader(ctx.zk);
+  const batch = await scanBatch(read, bid);
+  if (!batch) return { removed: [] };
+  const index: RefIndex = {
+    stateRefs: new Map(),
+    batchRefs: new Map(),
+    badStateNames: [],
+    badBatchNames: [],
+    count: 0,
+  };
+  return removeBatch(ctx, read, { bid, status: '', lastModified: '', uuid: uuidOf(batch) }, index);
+}

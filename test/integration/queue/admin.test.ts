@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { holdJob, releaseJob, requeueJob } from '../../../src/queue/admin-jobs.js';
+import { deleteBatch } from '../../../src/queue/admin-batches.js';
+import { deleteJob, holdJob, releaseJob, requeueJob } from '../../../src/queue/admin-jobs.js';
 import { releaseCollection } from '../../../src/queue/admin-collections.js';
 import { acquireBatch } from '../../../src/queue/batch-acquire.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
@@ -148,5 +149,61 @@ describe('operator actions', () => {
     const before = await loadBatch(ctx, bid);
     await releaseJob(ctx, jids[0]!);
     expect((await loadBatch(ctx, bid)).statusVersion).toBe(before.statusVersion);
+  });
+});
+
+describe('deleting a failed batch', () => {
+  it('removes the batch, every job of it (refs and nodes) and its uuid entry', async () => {
+    const ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'u',
+      type: 'file',
+      batchID: 'del-1',
+    });
+    const acquired = (await acquireBatch(ctx, 'expand', { candidates: [bid] }))!;
+    const processing = await commitBatchTransition(
+      ctx,
+      acquired,
+      { type: 'batch.acquired' },
+      { release: false },
+    );
+    const { created } = await createJobs(ctx, bid, [spec(0, 'd'), spec(1, 'd')]);
+    await commitBatchTransition(
+      ctx,
+      { batch: processing, lock: acquired.lock },
+      { type: 'expand.done', jobCount: 2 },
+    );
+    const [good, bad] = created.map((c) => c.jid) as [string, string];
+    const drive = async (
+      jid: string,
+      state: Parameters<typeof acquireJob>[1],
+      event: Parameters<typeof commitJobTransition>[2],
+    ) => commitJobTransition(ctx, (await acquireJob(ctx, state, { skip: (j) => j !== jid }))!, event);
+    await drive(bad, 'pending', { type: 'job.acquired' });
+    await drive(bad, 'estimating', { type: 'estimate.done', spaceNeeded: 1 });
+    await drive(bad, 'provisioning', { type: 'provision.done' });
+    await drive(bad, 'downloading', { type: 'download.failed', message: '404' });
+    await holdJob(ctx, good);
+    await deleteJob(ctx, good);
+    const reporting = (await acquireBatch(ctx, 'report', { candidates: [bid] }))!;
+    const r = await commitBatchTransition(ctx, reporting, { type: 'batch.jobs-done' }, { release: false });
+    await commitBatchTransition(
+      ctx,
+      { batch: r, lock: reporting.lock },
+      { type: 'report.done', completedJobs: 0, failedJobs: 1 },
+    );
+    expect((await loadBatch(ctx, bid)).status).toBe('failed');
+
+    const deleted = await deleteBatch(ctx, bid);
+    expect(deleted.pending).toBeUndefined();
+    expect(deleted.removedJobs.sort()).toEqual([good, bad].sort());
+    expect(await ctx.zk.exists(`/batches/${bid}`)).toBeUndefined();
+    expect(await ctx.zk.exists('/batch-uuids/del-1')).toBeUndefined();
+    for (const jid of [good, bad]) expect(await ctx.zk.exists(`/jobs/${jid}`)).toBeUndefined();
+    const refs = await Promise.all(['failed', 'deleted'].map((s) => ctx.zk.getChildren(`/jobs/states/${s}`)));
+    expect(refs.flat().filter((name) => name.endsWith(good) || name.endsWith(bad))).toEqual([]);
   });
 });

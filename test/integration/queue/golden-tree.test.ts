@@ -9,6 +9,7 @@ import type { QueueContext } from '../../../src/queue/context.js';
 import { acquireJob } from '../../../src/queue/job-acquire.js';
 import { createJobs } from '../../../src/queue/job-create.js';
 import { commitJobTransition, type JobCommitOptions } from '../../../src/queue/job-transition.js';
+import { cleanup } from '../../../src/queue/cleanup.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { diffTrees, parsed, snapshot, type Tree } from '../../support/tree-diff.js';
@@ -423,5 +424,17 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
       written: {},
       deleted: ['/batch-uuids/uuid-2', '/batches/BID2', '/batches/BID2/status', '/batches/BID2/submission'],
     });
+  });
+
+  it('cleanup removes the completed batch with its jobs, leaving only the queue folders', async () => {
+    const later = queueContext(ctx.zk, () => new Date(NOW.getTime() + 8 * 24 * 3600 * 1000));
+    const report = await cleanup(later, { retentionMs: 7 * 24 * 3600 * 1000 });
+    expect(report.batches.map((b) => b.bid)).toEqual([bid]);
+    const diff = parsed(diffTrees(tree, await snapshot(ctx.zk, labels)));
+    expect(diff.written).toEqual({});
+    const gone = ['/batches/BID1', `/batch-uuids/${UUID}`, ...[1, 2, 3].map((n) => `/jobs/JID${n}`)];
+    for (const path of gone) expect(diff.deleted).toContain(path);
+    const left = [...(await snapshot(ctx.zk, labels)).keys()];
+    expect(left.filter((p) => /BID|JID/.test(p))).toEqual([]);
   });
 });
