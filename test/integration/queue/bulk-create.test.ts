@@ -6,6 +6,7 @@ import type { QueueContext } from '../../../src/queue/context.js';
 import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
+import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -61,5 +62,11 @@ describe('a 10,000-job batch', () => {
     expect(new Set(pending.map((name) => name.slice(3)))).toEqual(new Set(refs));
     const jobs = (await ctx.zk.getChildren('/jobs')).filter((name) => name !== 'states');
     expect(jobs).toHaveLength(COUNT);
-  }, 120_000);
+
+    // `mrtq doctor` (a real process) reads the whole tree and finds no violation.
+    const run = await runCli(['doctor', '--json', '--zk', chroot.connectString()], {}, 120_000);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, problems: [], checked: { jobs: COUNT, batches: 1 } });
+  }, 180_000);
 });
