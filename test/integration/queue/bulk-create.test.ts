@@ -67,6 +67,10 @@ describe('a 10,000-job batch', () => {
     const run = await runCli(['doctor', '--json', '--zk', chroot.connectString()], {}, 120_000);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ ok: true, problems: [], checked: { jobs: COUNT, batches: 1 } });
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      ok: true,
+      problems: [],
+      checked: { jobs: COUNT, batches: 1 },
+    });
   }, 180_000);
 });
