@@ -37,6 +37,8 @@ export interface BatchAcquireOptions {
   /** Batch ids to try (e.g. from a children$ stream); all of /batches when absent. */
   candidates?: readonly string[];
   onInvalid?: (bid: string, error: QueueError) => void;
+  /** Called for each batch skipped because another session holds its lock. */
+  onLocked?: (bid: string) => void;
 }
 
 async function loadUsable(
@@ -68,7 +70,10 @@ export async function acquireBatch(
     const seen = await loadUsable(ctx, bid, options);
     if (!seen || !(await wants(ctx, work, seen))) continue;
     const attempt = await tryLock(ctx, batchPath(bid));
-    if (!attempt.held) continue;
+    if (!attempt.held) {
+      if (attempt.reason === 'locked') options.onLocked?.(bid);
+      continue;
+    }
     const batch = await loadUsable(ctx, bid, options);
     if (batch && (await wants(ctx, work, batch))) return { batch, lock: attempt.lock };
     await releaseLock(ctx, attempt.lock);

@@ -20,6 +20,8 @@ export interface AcquireOptions {
   onInvalid?: (jid: string, error: QueueError) => void;
   /** Skip these jids without touching them (e.g. ones this process already works on). */
   skip?: (jid: string) => boolean;
+  /** Called for each item skipped because another session holds its lock (to watch for its release). */
+  onLocked?: (jid: string) => void;
 }
 
 /**
@@ -39,7 +41,10 @@ export async function acquireJob(
     const parsed = parseRefName(name);
     if (!parsed || options.skip?.(parsed.jid)) continue;
     const attempt = await tryLock(ctx, jobPath(parsed.jid));
-    if (!attempt.held) continue;
+    if (!attempt.held) {
+      if (attempt.reason === 'locked') options.onLocked?.(parsed.jid);
+      continue;
+    }
     const acquired = await loadLocked(ctx, parsed.jid, state, `${folder}/${name}`, attempt.lock, options);
     if (acquired) return acquired;
   }

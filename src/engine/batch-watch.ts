@@ -1,0 +1,75 @@
+import { combineLatest, Subscription } from 'rxjs';
+import type { BatchWork } from '../queue/batch-acquire.js';
+import { batchChild } from '../queue/paths.js';
+import { decodeBatchStatus } from '../queue/wire.js';
+import { batchIds$, batchProcessingEmpty$, batchStatus$, type NodeValue } from '../streams/index.js';
+import type { ZkClient } from '../zk/index.js';
+
+/** What a batch needs now, from its status and whether its batch-processing folder is empty. */
+export function batchWorkOf(bid: string, status: NodeValue, processingEmpty: boolean): BatchWork | undefined {
+  if (!status) return undefined;
+  let decoded;
+  try {
+    decoded = decodeBatchStatus(batchChild(bid, 'status'), status.data);
+  } catch {
+    return undefined; // doctor reports it; acquiring it would only skip it again
+  }
+  switch (decoded.status) {
+    case 'pending':
+      return 'expand';
+    case 'processing':
+      if (decoded.jobCount === undefined) return 'expand';
+      return processingEmpty ? 'report' : undefined;
+    case 'reporting':
+      return 'report';
+    case 'update-reporting':
+      return 'update-report';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Watches every batch's status and batch-processing folder and tells, after each change, which
+ * batches need which work. The batch-processing folder becoming empty is what moves a
+ * processing batch to reporting.
+ */
+export function watchBatches(zk: ZkClient, offer: (work: BatchWork, bids: string[]) => void): Subscription {
+  const wants = new Map<string, BatchWork | undefined>();
+  const perBatch = new Map<string, Subscription>();
+  const publish = (): void => {
+    for (const work of ['expand', 'report', 'update-report'] as const) {
+      offer(
+        work,
+        [...wants]
+          .filter(([, w]) => w === work)
+          .map(([bid]) => bid)
+          .sort(),
+      );
+    }
+  };
+  const all = batchIds$(zk).subscribe((ids) => {
+    const current = new Set(ids);
+    for (const bid of ids) {
+      if (perBatch.has(bid)) continue;
+      const watch = combineLatest([batchStatus$(zk, bid), batchProcessingEmpty$(zk, bid)]).subscribe(
+        ([status, empty]) => {
+          wants.set(bid, batchWorkOf(bid, status, empty));
+          publish();
+        },
+      );
+      perBatch.set(bid, watch);
+    }
+    for (const [bid, watch] of perBatch) {
+      if (current.has(bid)) continue;
+      watch.unsubscribe();
+      perBatch.delete(bid);
+      wants.delete(bid);
+    }
+    publish();
+  });
+  return new Subscription(() => {
+    all.unsubscribe();
+    for (const watch of perBatch.values()) watch.unsubscribe();
+  });
+}

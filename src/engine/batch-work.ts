@@ -1,0 +1,173 @@
+import { restoreBatch, type BatchEvent } from '../../machines/index.js';
+import type { AcquiredBatch } from '../queue/batch-acquire.js';
+import { folderChildren } from '../queue/batch-jobs.js';
+import type { BatchRecord } from '../queue/batch-load.js';
+import { commitBatchTransition, type BatchCommitOptions } from '../queue/batch-transition.js';
+import { isQueueError } from '../queue/errors.js';
+import { releaseLock } from '../queue/locks.js';
+import { batchChild } from '../queue/paths.js';
+import type { StatusReport } from '../queue/records.js';
+import { decodeJsonObject } from '../queue/wire.js';
+import type { EngineDeps } from './deps.js';
+import { runMachineStep, StepAbortedError } from './step-runner.js';
+import type { BatchJobLists } from './steps.js';
+
+const BATCH_ACTORS = ['expand', 'report'] as const;
+
+/**
+ * A pending batch: held when its collection is on hold; otherwise acquired (processing, lock
+ * kept) and expanded into jobs. A processing batch whose expansion never finished (a crash) is
+ * expanded again; expansion skips objects that already have a job.
+ */
+export async function expandBatch(
+  deps: EngineDeps,
+  acquired: AcquiredBatch,
+  signal: AbortSignal,
+): Promise<void> {
+  let { batch } = acquired;
+  if (batch.status === 'pending') {
+    const collection = batch.submission.collection;
+    if (collection !== undefined && deps.heldCollections().has(collection)) {
+      await commit(deps, acquired, { type: 'batch.held' }, {});
+      return;
+    }
+    const next = await commit(deps, acquired, { type: 'batch.acquired' }, { release: false });
+    if (!next) return;
+    batch = next;
+  }
+  const current = { batch, lock: acquired.lock };
+  const event = await runStep(deps, current, 'expand', signal, (stepSignal) =>
+    deps.batchSteps.expand({
+      batch,
+      signal: stepSignal,
+      log: deps.log.child({ batchId: batch.batchId }),
+      queue: deps.queue,
+    }),
+  );
+  if (event) await commit(deps, current, event, {});
+}
+
+/**
+ * A batch whose jobs are all done (or one left in reporting by a reporter that died): moved to
+ * reporting, reported, and ended completed or failed with its status-report, exactly once: only
+ * the holder of the batch lock with the status version it read can commit.
+ */
+export async function reportBatch(
+  deps: EngineDeps,
+  acquired: AcquiredBatch,
+  signal: AbortSignal,
+): Promise<void> {
+  let { batch } = acquired;
+  if (batch.status === 'processing') {
+    const next = await commit(deps, acquired, { type: 'batch.jobs-done' }, { release: false });
+    if (!next) return;
+    batch = next;
+  }
+  const current = { batch, lock: acquired.lock };
+  const update = batch.status === 'update-reporting';
+  const [jobs, previous] = await Promise.all([
+    jobLists(deps, batch.batchId),
+    previousReport(deps, batch.batchId),
+  ]);
+  const log = deps.log.child({ batchId: batch.batchId });
+  const event = await runStep(deps, current, 'report', signal, (stepSignal) =>
+    deps.batchSteps.report({ batch, update, jobs, previous, signal: stepSignal, log }),
+  );
+  if (!event) return;
+  const report =
+    event.type === 'report.done' ? { failed_jobs: jobs.failed, successful_jobs: jobs.completed } : undefined;
+  await commit(deps, current, event, { report, hasReport: previous !== undefined });
+}
+
+async function jobLists(deps: EngineDeps, bid: string): Promise<BatchJobLists> {
+  const [completed, failed, deleted] = await Promise.all([
+    folderChildren(deps.queue, bid, 'batch-completed'),
+    folderChildren(deps.queue, bid, 'batch-failed'),
+    folderChildren(deps.queue, bid, 'batch-deleted'),
+  ]);
+  return { completed: completed.sort(), failed: failed.sort(), deleted: deleted.sort() };
+}
+
+async function previousReport(deps: EngineDeps, bid: string): Promise<StatusReport | undefined> {
+  const path = batchChild(bid, 'status-report');
+  const stat = await deps.queue.zk.exists(path);
+  if (!stat) return undefined;
+  const { data } = await deps.queue.zk.getData(path);
+  try {
+    return decodeJsonObject(path, data) as unknown as StatusReport;
+  } catch {
+    return { last_modified: '', failed_jobs: [], successful_jobs: [] };
+  }
+}
+
+async function runStep(
+  deps: EngineDeps,
+  acquired: AcquiredBatch,
+  actor: (typeof BATCH_ACTORS)[number],
+  signal: AbortSignal,
+  run: (signal: AbortSignal) => Promise<unknown>,
+): Promise<BatchEvent | undefined> {
+  const { batch } = acquired;
+  deps.ledger.record({ kind: 'start', item: batch.batchId, state: batch.status });
+  const { machine, input } = restoreBatch(batch);
+  try {
+    return await runMachineStep<BatchEvent>({
+      machine,
+      input,
+      actorNames: BATCH_ACTORS,
+      actor,
+      run,
+      signal,
+      inspect: deps.inspect,
+    });
+  } catch (err) {
+    await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
+    if (!(err instanceof StepAbortedError)) throw err;
+    return undefined;
+  }
+}
+
+async function commit(
+  deps: EngineDeps,
+  acquired: AcquiredBatch,
+  event: BatchEvent,
+  options: BatchCommitOptions,
+): Promise<BatchRecord | undefined> {
+  const { batch } = acquired;
+  try {
+    const next = await commitBatchTransition(deps.queue, acquired, event, options);
+    deps.ledger.record({
+      kind: 'commit',
+      item: batch.batchId,
+      state: batch.status,
+      event: event.type,
+      to: next.status,
+    });
+    return next;
+  } catch (err) {
+    if (isQueueError(err) && (err.code === 'LOCK_LOST' || err.code === 'CONFLICT')) {
+      deps.ledger.record({
+        kind: 'discard',
+        item: batch.batchId,
+        state: batch.status,
+        event: event.type,
+        reason: err.code,
+      });
+      deps.log.warn({ batchId: batch.batchId, event: event.type, err }, 'stale batch result discarded');
+      return undefined;
+    }
+    await discard(deps, acquired, 'commit error', err);
+    throw err;
+  }
+}
+
+async function discard(
+  deps: EngineDeps,
+  acquired: AcquiredBatch,
+  reason: string,
+  err: unknown,
+): Promise<void> {
+  deps.ledger.record({ kind: 'discard', item: acquired.batch.batchId, state: acquired.batch.status, reason });
+  deps.log.warn({ batchId: acquired.batch.batchId, reason, err }, 'batch step ended without a commit');
+  await releaseLock(deps.queue, acquired.lock).catch(() => undefined);
+}

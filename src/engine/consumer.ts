@@ -1,0 +1,149 @@
+import type { Logger } from 'pino';
+
+/** How a consumer finds and does one kind of work. */
+export interface ConsumerSpec<A> {
+  /** e.g. `downloading` or `batch report`; used in logs. */
+  name: string;
+  /** Items worked on at once. */
+  limit: number;
+  /** Takes the next item among `candidates`, skipping `skip`; reports items locked elsewhere. */
+  acquire(
+    candidates: readonly string[],
+    skip: (id: string) => boolean,
+    onLocked: (id: string) => void,
+  ): Promise<A | undefined>;
+  idOf(item: A): string;
+  /** Does the work; resolves `'defer'` when the item stays where it was (re-evaluated later). */
+  work(item: A, signal: AbortSignal): Promise<'defer' | void>;
+  /** Arms a one-shot watch that calls `poke` when the lock of `id` goes away. */
+  watchLock(id: string, poke: () => void): void;
+  log: Logger;
+}
+
+const RETRY_AFTER_ERROR_MS = 1000;
+
+/**
+ * Pulls work for one state: woken by the streams (`offer`), it acquires items one at a time
+ * up to its concurrency limit and runs them; it never polls. Items locked by other sessions
+ * are watched, so a crashed owner's work is picked up when its ephemeral lock disappears.
+ */
+export class Consumer<A> {
+  private candidates: readonly string[] = [];
+  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly deferred = new Set<string>();
+  private readonly watchedLocks = new Set<string>();
+  private paused = false;
+  private stopped = false;
+  private pumping = false;
+  private dirty = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly spec: ConsumerSpec<A>) {}
+
+  get name(): string {
+    return this.spec.name;
+  }
+  get running(): number {
+    return this.inFlight.size;
+  }
+
+  /** The current candidates (e.g. the children of the state folder); wakes the consumer. */
+  offer(candidates: readonly string[]): void {
+    this.candidates = candidates;
+    this.poke();
+  }
+
+  /** Look again at the current candidates. */
+  poke(): void {
+    if (this.stopped) return;
+    if (this.pumping) this.dirty = true;
+    else void this.pump();
+  }
+
+  setPaused(paused: boolean): void {
+    this.paused = paused;
+    if (!paused) this.poke();
+  }
+
+  /** Forget deferred items (space may have changed) and look again. */
+  reevaluate(): void {
+    this.deferred.clear();
+    this.poke();
+  }
+
+  /** Fires every in-flight item's AbortSignal (session lost). */
+  abortAll(reason: string): void {
+    for (const { controller } of this.inFlight.values()) controller.abort(new Error(reason));
+  }
+
+  /** Stops acquiring; waits for in-flight work up to `graceMs`, then aborts what is left. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    const all = (): Promise<unknown> => Promise.allSettled([...this.inFlight.values()].map((w) => w.done));
+    const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
+    if ((await Promise.race([all(), timer])) === 'timeout') {
+      this.abortAll('shutting down');
+      await all();
+    }
+  }
+
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      do {
+        this.dirty = false;
+        await this.fill();
+      } while (this.dirty && !this.stopped);
+    } catch (err) {
+      this.spec.log.warn({ consumer: this.spec.name, err }, 'acquire failed; retrying');
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        this.poke();
+      }, RETRY_AFTER_ERROR_MS);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private async fill(): Promise<void> {
+    while (
+      !this.stopped &&
+      !this.paused &&
+      this.inFlight.size < this.spec.limit &&
+      this.candidates.length > 0
+    ) {
+      const skip = (id: string): boolean => this.inFlight.has(id) || this.deferred.has(id);
+      const item = await this.spec.acquire(this.candidates, skip, (id) => this.watch(id));
+      if (!item) return;
+      this.start(item);
+    }
+  }
+
+  private watch(id: string): void {
+    if (this.watchedLocks.has(id)) return;
+    this.watchedLocks.add(id);
+    this.spec.watchLock(id, () => {
+      this.watchedLocks.delete(id);
+      this.poke();
+    });
+  }
+
+  private start(item: A): void {
+    const id = this.spec.idOf(item);
+    const controller = new AbortController();
+    const done = this.spec
+      .work(item, controller.signal)
+      .then((outcome) => {
+        if (outcome === 'defer') this.deferred.add(id);
+      })
+      .catch((err: unknown) =>
+        this.spec.log.error({ consumer: this.spec.name, item: id, err }, 'work failed'),
+      )
+      .finally(() => {
+        this.inFlight.delete(id);
+        this.poke();
+      });
+    this.inFlight.set(id, { controller, done });
+  }
+}

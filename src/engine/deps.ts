@@ -1,0 +1,18 @@
+import type { Logger } from 'pino';
+import type { InspectionEvent, Observer } from 'xstate';
+import type { QueueContext } from '../queue/context.js';
+import type { Ledger } from './ledger.js';
+import type { BatchSteps, JobSteps } from './steps.js';
+
+/** What the engine's workers need; built once by the composition root. */
+export interface EngineDeps {
+  queue: QueueContext;
+  jobSteps: JobSteps;
+  batchSteps: BatchSteps;
+  ledger: Ledger;
+  log: Logger;
+  /** Attached to every machine actor (the Stately inspector). */
+  inspect?: Observer<InspectionEvent>;
+  /** Collections on hold right now (kept current by a watcher). */
+  heldCollections(): ReadonlySet<string>;
+}

@@ -1,0 +1,196 @@
+import { interval, type Subscription } from 'rxjs';
+import type { JobState } from '../../machines/index.js';
+import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
+import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
+import { batchPath, jobPath } from '../queue/paths.js';
+import { ensureQueueTree } from '../queue/tree-init.js';
+import { collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
+import { expandBatch, reportBatch } from './batch-work.js';
+import { watchBatches } from './batch-watch.js';
+import { Consumer } from './consumer.js';
+import type { EngineDeps } from './deps.js';
+import { isWorkingState, runJobStep, takePendingJob } from './job-work.js';
+
+/** Job states a consumer can serve: pending and every working state. */
+export const SERVABLE_JOB_STATES = [
+  'pending',
+  'estimating',
+  'provisioning',
+  'downloading',
+  'processing',
+  'recording',
+  'notify',
+] as const satisfies readonly JobState[];
+export type ServableJobState = (typeof SERVABLE_JOB_STATES)[number];
+export const BATCH_WORK: readonly BatchWork[] = ['expand', 'report', 'update-report'];
+
+export interface EngineOptions {
+  /** Job states this process consumes (default all); e.g. only `recording` for an inventory service. */
+  jobStates?: readonly ServableJobState[];
+  /** Batch work this process does (default all). */
+  batchWork?: readonly BatchWork[];
+  /** Items worked on at once, per state or batch work (default 4; pending 8). */
+  limits?: Partial<Record<ServableJobState | BatchWork, number>>;
+  /** Safety-net sweep that re-reads every folder; 0 turns it off (default 60 s). */
+  sweepIntervalMs?: number;
+  /** Jobs waiting in provisioning are evaluated again at least this often (default 30 s). */
+  provisioningIntervalMs?: number;
+}
+
+const DEFAULT_LIMIT = 4;
+
+/**
+ * The runtime: one consumer per served job state and batch phase, woken by watcher streams,
+ * each running the state's step through the machine and committing the result through the
+ * store. Session loss aborts every in-flight step; stop() drains gracefully.
+ */
+export class Engine {
+  private readonly consumers = new Map<string, Consumer<AcquiredJob> | Consumer<AcquiredBatch>>();
+  private readonly subscriptions: Subscription[] = [];
+  private holds: ReadonlySet<string> = new Set();
+
+  constructor(
+    private readonly deps: Omit<EngineDeps, 'heldCollections'>,
+    private readonly options: EngineOptions = {},
+  ) {}
+
+  /** States and batch work this engine serves (for health and metrics). */
+  get served(): { jobStates: readonly ServableJobState[]; batchWork: readonly BatchWork[] } {
+    return {
+      jobStates: this.options.jobStates ?? SERVABLE_JOB_STATES,
+      batchWork: this.options.batchWork ?? BATCH_WORK,
+    };
+  }
+
+  /** In-flight items per consumer. */
+  running(): Record<string, number> {
+    return Object.fromEntries([...this.consumers].map(([name, c]) => [name, c.running]));
+  }
+
+  async start(): Promise<void> {
+    const { zk } = this.deps.queue;
+    await ensureQueueTree(zk);
+    const deps: EngineDeps = { ...this.deps, heldCollections: () => this.holds };
+    this.subscriptions.push(collectionHolds$(zk).subscribe((holds) => (this.holds = holds)));
+    for (const state of this.served.jobStates) this.startJobConsumer(deps, state);
+    for (const work of this.served.batchWork)
+      this.consumers.set(`batch:${work}`, this.batchConsumer(deps, work));
+    if (this.served.batchWork.length > 0) {
+      this.subscriptions.push(
+        watchBatches(zk, (work, bids) =>
+          (this.consumers.get(`batch:${work}`) as Consumer<AcquiredBatch> | undefined)?.offer(bids),
+        ),
+      );
+    }
+    this.subscriptions.push(
+      queuePaused$(zk, 'ingest').subscribe((paused) => {
+        this.deps.log.info({ paused }, paused ? 'ingest queue paused' : 'ingest queue running');
+        for (const consumer of this.consumers.values()) consumer.setPaused(paused);
+      }),
+      zk.session$.subscribe((event) => {
+        if (event.state === 'suspended' || event.state === 'expired') {
+          this.deps.log.warn({ state: event.state }, 'session may be lost: aborting in-flight steps');
+          for (const consumer of this.consumers.values()) consumer.abortAll(`session ${event.state}`);
+        }
+      }),
+    );
+    this.startTimers();
+    this.deps.log.info(this.served, 'engine started');
+  }
+
+  /** Stops acquiring, lets in-flight steps finish up to `graceMs`, aborts the rest (their locks are released). */
+  async stop(graceMs = 10_000): Promise<void> {
+    for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+    await Promise.all([...this.consumers.values()].map((c) => c.stop(graceMs)));
+    this.deps.log.info('engine stopped');
+  }
+
+  private startJobConsumer(deps: EngineDeps, state: ServableJobState): void {
+    const consumer = new Consumer<AcquiredJob>({
+      name: state,
+      limit: this.options.limits?.[state] ?? (state === 'pending' ? 8 : DEFAULT_LIMIT),
+      log: deps.log,
+      acquire: (candidates, skip, onLocked) =>
+        acquireJob(deps.queue, state, {
+          candidates,
+          skip,
+          onLocked,
+          onInvalid: (jid, error) =>
+            deps.log.error({ jobId: jid, state, err: error }, 'job cannot be used; skipped'),
+        }),
+      idOf: (acquired) => acquired.job.jobId,
+      work: async (acquired, signal) => {
+        if (!isWorkingState(state)) return takePendingJob(deps, acquired);
+        const to = await runJobStep(deps, acquired, signal);
+        return to === state ? 'defer' : undefined;
+      },
+      watchLock: (jid, poke) => this.watchLock(`${jobPath(jid)}/lock`, poke),
+    });
+    this.consumers.set(state, consumer);
+    this.subscriptions.push(jobWork$(deps.queue.zk, state).subscribe((names) => consumer.offer(names)));
+  }
+
+  private batchConsumer(deps: EngineDeps, work: BatchWork): Consumer<AcquiredBatch> {
+    return new Consumer<AcquiredBatch>({
+      name: `batch ${work}`,
+      limit: this.options.limits?.[work] ?? 2,
+      log: deps.log,
+      acquire: (candidates, skip, onLocked) =>
+        acquireBatch(deps.queue, work, {
+          candidates: candidates.filter((bid) => !skip(bid)),
+          onLocked,
+          onInvalid: (bid, error) =>
+            deps.log.error({ batchId: bid, err: error }, 'batch cannot be used; skipped'),
+        }),
+      idOf: (acquired) => acquired.batch.batchId,
+      work: (acquired, signal) =>
+        work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal),
+      watchLock: (bid, poke) => this.watchLock(`${batchPath(bid)}/lock`, poke),
+    });
+  }
+
+  /** One-shot watch on a lock node: `poke` when it is deleted (or already gone). */
+  private watchLock(path: string, poke: () => void): void {
+    this.deps.queue.zk
+      .exists(path, (event) => {
+        if (event.type === 'deleted') poke();
+        else this.watchLock(path, poke);
+      })
+      .then((stat) => {
+        if (!stat) poke();
+      })
+      .catch(() => poke());
+  }
+
+  private startTimers(): void {
+    const provisioning = this.consumers.get('provisioning');
+    if (provisioning) {
+      const every = this.options.provisioningIntervalMs ?? 30_000;
+      this.subscriptions.push(interval(every).subscribe(() => provisioning.reevaluate()));
+      // Space may have been freed whenever a job finishes.
+      for (const state of ['completed', 'failed'] as const) {
+        this.subscriptions.push(
+          jobWork$(this.deps.queue.zk, state).subscribe(() => provisioning.reevaluate()),
+        );
+      }
+    }
+    const sweep = this.options.sweepIntervalMs ?? 60_000;
+    if (sweep > 0) {
+      this.subscriptions.push(interval(sweep).subscribe(() => void this.sweep()));
+    }
+  }
+
+  /** Safety net: re-read every served folder, in case a watch was missed. */
+  private async sweep(): Promise<void> {
+    const { zk } = this.deps.queue;
+    for (const state of this.served.jobStates) {
+      const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
+      try {
+        consumer?.offer((await zk.getChildren(`/jobs/states/${state}`)).sort());
+      } catch (err) {
+        this.deps.log.warn({ state, err }, 'sweep could not read a folder');
+      }
+    }
+    for (const consumer of this.consumers.values()) consumer.poke();
+  }
+}

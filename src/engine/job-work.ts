@@ -1,0 +1,127 @@
+import { jobWorkingStates, restoreJob, type JobEvent, type JobWorkingState } from '../../machines/index.js';
+import type { AcquiredJob } from '../queue/job-acquire.js';
+import { commitJobTransition } from '../queue/job-transition.js';
+import { isQueueError } from '../queue/errors.js';
+import { releaseLock } from '../queue/locks.js';
+import type { EngineDeps } from './deps.js';
+import { runMachineStep, StepAbortedError } from './step-runner.js';
+import { stepOfState, type StepWrites } from './steps.js';
+
+const JOB_ACTORS = Object.values(stepOfState);
+
+export function isWorkingState(state: string): state is JobWorkingState {
+  return (jobWorkingStates as readonly string[]).includes(state);
+}
+
+/** A pending job: held when its collection is on hold, otherwise on to estimating. */
+export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): Promise<void> {
+  const collection = acquired.job.configuration.collection;
+  const held = collection !== undefined && deps.heldCollections().has(collection);
+  await commit(deps, acquired, { type: held ? 'job.held' : 'job.acquired' }, {});
+}
+
+/**
+ * Runs the step of a job's stored state through the job machine and commits the event the
+ * machine derived (lock released in the same multi). A step aborted by session loss or
+ * shutdown commits nothing; a commit refused because the lock or status moved on is discarded.
+ * Resolves with the state committed (undefined when nothing was).
+ */
+export async function runJobStep(
+  deps: EngineDeps,
+  acquired: AcquiredJob,
+  signal: AbortSignal,
+): Promise<string | undefined> {
+  const { job } = acquired;
+  if (!isWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
+  const step = stepOfState[job.status];
+  const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
+  deps.ledger.record({ kind: 'start', item: job.jobId, state: job.status });
+  let writes: StepWrites = {};
+  const { machine, input } = restoreJob(job);
+  let event: JobEvent;
+  try {
+    event = await runMachineStep<JobEvent>({
+      machine,
+      input,
+      actorNames: JOB_ACTORS,
+      actor: step,
+      signal,
+      inspect: deps.inspect,
+      run: async (stepSignal) => {
+        const output = await deps.jobSteps[step]({ job, signal: stepSignal, log });
+        if (output && typeof output === 'object' && ('identifiers' in output || 'inventory' in output))
+          writes = output;
+        return output;
+      },
+    });
+  } catch (err) {
+    await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
+    if (!(err instanceof StepAbortedError)) throw err;
+    return undefined;
+  }
+  const to = await commit(deps, acquired, event, writes);
+  if (to === 'completed') await cleanupCompleted(deps, acquired, log);
+  return to;
+}
+
+async function commit(
+  deps: EngineDeps,
+  acquired: AcquiredJob,
+  event: JobEvent,
+  writes: StepWrites,
+): Promise<string | undefined> {
+  const { job } = acquired;
+  try {
+    const { job: next } = await commitJobTransition(deps.queue, acquired, event, writes);
+    deps.ledger.record({
+      kind: 'commit',
+      item: job.jobId,
+      state: job.status,
+      event: event.type,
+      to: next.status,
+    });
+    return next.status;
+  } catch (err) {
+    if (isQueueError(err) && (err.code === 'LOCK_LOST' || err.code === 'CONFLICT')) {
+      deps.ledger.record({
+        kind: 'discard',
+        item: job.jobId,
+        state: job.status,
+        event: event.type,
+        reason: err.code,
+      });
+      deps.log.warn(
+        { jobId: job.jobId, state: job.status, event: event.type, err },
+        'stale step result discarded',
+      );
+      return undefined;
+    }
+    await discard(deps, acquired, 'commit error', err);
+    throw err;
+  }
+}
+
+async function discard(deps: EngineDeps, acquired: AcquiredJob, reason: string, err: unknown): Promise<void> {
+  const { job } = acquired;
+  deps.ledger.record({ kind: 'discard', item: job.jobId, state: job.status, reason });
+  deps.log.warn({ jobId: job.jobId, state: job.status, reason, err }, 'step ended without a commit');
+  await releaseLock(deps.queue, acquired.lock).catch((releaseErr: unknown) =>
+    deps.log.warn({ jobId: job.jobId, err: releaseErr }, 'could not release lock; it goes with the session'),
+  );
+}
+
+async function cleanupCompleted(
+  deps: EngineDeps,
+  acquired: AcquiredJob,
+  log: EngineDeps['log'],
+): Promise<void> {
+  try {
+    await deps.jobSteps.completed?.({
+      job: { ...acquired.job, status: 'completed' },
+      signal: AbortSignal.timeout(60_000),
+      log,
+    });
+  } catch (err) {
+    log.warn({ err }, 'could not clean up after a completed job');
+  }
+}

@@ -1,0 +1,32 @@
+import { appendFileSync } from 'node:fs';
+
+/** One line of the ledger: a step started, was committed, or ended without a commit. */
+export interface LedgerEntry {
+  kind: 'start' | 'commit' | 'discard';
+  item: string;
+  /** State the step ran in. */
+  state: string;
+  /** The event committed (or that would have been). */
+  event?: string;
+  to?: string;
+  reason?: string;
+}
+
+/** Where the engine records every step start and commit (the audit trail crash tests check). */
+export interface Ledger {
+  record(entry: LedgerEntry): void;
+}
+
+export const noLedger: Ledger = { record: () => {} };
+
+/**
+ * A JSON-lines ledger appended synchronously, so an entry is on disk before the engine moves
+ * on: a process killed with SIGKILL loses nothing it claimed to have done.
+ */
+export function fileLedger(path: string, pid = process.pid): Ledger {
+  return {
+    record(entry) {
+      appendFileSync(path, JSON.stringify({ t: Date.now(), pid, ...entry }) + '\n');
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import {
+  createActor,
+  fromPromise,
+  type AnyActorLogic,
+  type AnyStateMachine,
+  type EventObject,
+  type InspectionEvent,
+  type Observer,
+} from 'xstate';
+
+/** A step implementation: what the state's actor does, given an AbortSignal. */
+export type StepFn<T> = (signal: AbortSignal) => Promise<T>;
+
+export interface RunStepOptions {
+  /** The machine entered at the stored state (`restoreJob(...).machine`). */
+  machine: AnyStateMachine;
+  input: unknown;
+  /** Names of every actor the machine declares. */
+  actorNames: readonly string[];
+  /** The one actor that really runs; every other is idle, so entering the next state does nothing. */
+  actor: string;
+  run: StepFn<unknown>;
+  signal: AbortSignal;
+  inspect?: Observer<InspectionEvent>;
+}
+
+export class StepAbortedError extends Error {
+  readonly code = 'STEP_ABORTED';
+  constructor(reason: unknown) {
+    super(`step aborted: ${reason instanceof Error ? reason.message : String(reason)}`);
+    this.name = 'StepAbortedError';
+  }
+}
+
+/** An actor that never settles until stopped: the steps of states the engine does not run here. */
+const idle = fromPromise<never>(
+  ({ signal }) =>
+    new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(toError(signal.reason)))),
+);
+
+function toError(value: unknown): Error {
+  return value instanceof Error ? value : new Error(String(value));
+}
+
+function isDomainEvent(event: EventObject): boolean {
+  return !event.type.startsWith('xstate.');
+}
+
+/**
+ * Runs the step of the stored state through the machine itself and returns the event the
+ * machine derived from the step's result (`download.done`, `download.failed`, `space.short`…):
+ * the machine maps outputs and errors to events, the caller commits that event through the store.
+ * The actor is stopped as soon as the event is known, so no later step ever starts here.
+ */
+export function runMachineStep<E extends EventObject>(options: RunStepOptions): Promise<E> {
+  return new Promise<E>((resolve, reject) => {
+    if (options.signal.aborted) return reject(new StepAbortedError(options.signal.reason));
+    const actors: Record<string, AnyActorLogic> = {};
+    for (const name of options.actorNames) actors[name] = idle;
+    actors[options.actor] = fromPromise(({ signal }) =>
+      options.run(AbortSignal.any([signal, options.signal])),
+    );
+    let settled = false;
+    const finish = (outcome: () => void): void => {
+      if (settled) return;
+      settled = true;
+      options.signal.removeEventListener('abort', onAbort);
+      outcome();
+      actor.stop();
+    };
+    const actor = createActor(options.machine.provide({ actors }), {
+      input: options.input,
+      inspect: (event) => {
+        options.inspect?.next?.(event);
+        // The machine raises the domain event from the step's output; it shows as a microstep.
+        if (event.type === '@xstate.microstep' && event.actorRef === actor && isDomainEvent(event.event)) {
+          const domain = event.event as E;
+          queueMicrotask(() => finish(() => resolve(domain)));
+        }
+      },
+    });
+    const onAbort = (): void => finish(() => reject(new StepAbortedError(options.signal.reason)));
+    options.signal.addEventListener('abort', onAbort);
+    actor.subscribe({
+      next: (snapshot) => {
+        if (snapshot.status === 'error') finish(() => reject(toError(snapshot.error)));
+      },
+      error: (err: unknown) => finish(() => reject(toError(err))),
+    });
+    actor.start();
+  });
+}

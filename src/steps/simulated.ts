@@ -1,0 +1,80 @@
+import type { JobWorkingState } from '../../machines/index.js';
+import type { BatchSteps, JobStepArgs, JobSteps } from '../engine/steps.js';
+import { createJobs, type JobSpec } from '../queue/job-create.js';
+import { sleep } from './abortable-sleep.js';
+
+/**
+ * Simulated steps: every step waits `stepDelayMs` (honouring its AbortSignal) and succeeds,
+ * unless the job was told to fail in that state. They exercise the whole engine (streams,
+ * consumers, machines, transitions, reporting) without downloading or storing anything: for
+ * tests, benchmarks and a first run. The real ingest steps are issue #6.
+ *
+ * A simulated batch has the payload `sim:<number of jobs>`; `submission.simulate.failAt` maps
+ * manifest positions to the state their job fails in (`{"3": "downloading"}`).
+ */
+export interface SimulationOptions {
+  /** Time each step takes (default 0). */
+  stepDelayMs?: number;
+}
+
+const PAYLOAD = /^sim:(\d{1,7})$/;
+
+function failIfAsked(args: JobStepArgs, state: JobWorkingState): void {
+  if (args.job.configuration.simulate_fail_at === state) throw new Error(`simulated failure while ${state}`);
+}
+
+export function createSimulatedSteps(options: SimulationOptions = {}): {
+  jobSteps: JobSteps;
+  batchSteps: BatchSteps;
+} {
+  const delay = options.stepDelayMs ?? 0;
+  const step =
+    <T>(state: JobWorkingState, result: (args: JobStepArgs) => T) =>
+    async (args: JobStepArgs): Promise<T> => {
+      await sleep(delay, args.signal);
+      failIfAsked(args, state);
+      return result(args);
+    };
+  const jobSteps: JobSteps = {
+    estimate: step('estimating', () => ({ spaceNeeded: 0 })),
+    provision: step('provisioning', () => ({ hasSpace: true })),
+    download: step('downloading', () => ({})),
+    process: step('processing', ({ job }) => ({
+      identifiers: {
+        primary_id: `ark:/99999/sim${job.jobId.slice(3)}`,
+        local_id: job.identifiers?.local_id ?? [],
+      },
+    })),
+    record: step('recording', () => undefined),
+    notify: step('notify', () => undefined),
+  };
+  const batchSteps: BatchSteps = {
+    async expand({ batch, queue, signal }) {
+      const match = PAYLOAD.exec(batch.submission.payload_url);
+      if (!match)
+        throw new Error(
+          `simulated steps expand only "sim:<jobs>" payloads, not "${batch.submission.payload_url}"`,
+        );
+      await sleep(delay, signal);
+      const simulate = (batch.submission.simulate ?? {}) as { failAt?: Record<string, string> };
+      const specs: JobSpec[] = Array.from({ length: Number(match[1]) }, (_, position) => ({
+        position,
+        configuration: {
+          profile_name: batch.submission.profile_name,
+          submitter: batch.submission.submitter,
+          payload_url: `sim:object/${position}`,
+          payload_type: 'object_manifest',
+          ...(batch.submission.collection ? { collection: batch.submission.collection } : {}),
+          ...(simulate.failAt?.[position] ? { simulate_fail_at: simulate.failAt[position] } : {}),
+        },
+      }));
+      await createJobs(queue, batch.batchId, specs);
+      return { jobCount: specs.length };
+    },
+    async report({ jobs, signal }) {
+      await sleep(delay, signal);
+      return { completedJobs: jobs.completed.length, failedJobs: jobs.failed.length };
+    },
+  };
+  return { jobSteps, batchSteps };
+}
