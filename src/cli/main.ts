@@ -59,6 +59,12 @@ function flush(stream: NodeJS.WriteStream): Promise<void> {
 
 // Exit explicitly (an open socket or timer must not keep a finished command alive), but only
 // after piped output has been written out.
+// A reader that stops early (`mrtq tree --json | head`) is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(ExitCode.ok);
+  throw err;
+});
+
 const code = await main(process.argv);
 await Promise.all([flush(process.stdout), flush(process.stderr)]);
 process.exit(code);

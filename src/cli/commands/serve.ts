@@ -1,52 +1,113 @@
 import type { Command } from 'commander';
-import { startInspector, type RunningInspector } from '../../inspect/index.js';
+import { BATCH_WORK, SERVABLE_JOB_STATES, type ServableJobState } from '../../engine/engine.js';
 import { createLogger } from '../../logger.js';
-import { connectZk } from '../../zk/index.js';
-import { startEmbedded } from '../../zk-server/embedded.js';
+import type { BatchWork } from '../../queue/batch-acquire.js';
+import { startService } from '../../service.js';
 import type { CliContext } from '../context.js';
+import { CliError, ExitCode } from '../exit-codes.js';
 
-/**
- * `mrtq serve`: the long-running service. Today it brings up ZooKeeper (ZK_CONNECT, --zk, or the
- * embedded server under the data dir), holds one session and logs its state until SIGINT/SIGTERM.
- * The consumers that run the queue, and so the machine actors `--inspect` shows, are wired in
- * here by issue #5; until then the inspector relay starts but has no actors to show.
- */
+function listOf<T extends string>(what: string, allowed: readonly T[]) {
+  return (value: string): T[] => {
+    if (value === 'none') return [];
+    const items = value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const unknown = items.filter((item) => !(allowed as readonly string[]).includes(item));
+    if (unknown.length > 0) {
+      throw new CliError(
+        `unknown ${what}: ${unknown.join(', ')} (allowed: ${allowed.join(', ')}, or none)`,
+        ExitCode.usage,
+      );
+    }
+    return items as T[];
+  };
+}
+
+function nonNegative(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new CliError(`${name} must be a whole number of 0 or more, got "${value}"`, ExitCode.usage);
+    return n;
+  };
+}
+
+interface ServeFlags {
+  states?: ServableJobState[];
+  batches?: BatchWork[];
+  steps: string;
+  stepDelay: number;
+  ledger?: string;
+  sweep: number;
+  limit?: number;
+  grace: number;
+  inspect?: boolean;
+  inspectPort: number;
+}
+
+/** `mrtq serve`: the engine as a long-running service, stopped gracefully by SIGTERM or SIGINT. */
 export function registerServe(program: Command, ctx: CliContext): void {
   program
     .command('serve')
-    .description('run the service (starts an embedded ZooKeeper when none is configured)')
-    .option('--inspect', "start the Stately inspector relay and attach it to the service's machine actors")
-    .option('--inspect-port <port>', 'port of the inspector relay', (v) => Number(v), 8080)
-    .action(async (opts: { inspect?: boolean; inspectPort: number }) => {
+    .description('run the engine (starts an embedded ZooKeeper when none is configured)')
+    .option(
+      '--states <list>',
+      `job states to consume (${SERVABLE_JOB_STATES.join(',')}); default all`,
+      listOf('job state', SERVABLE_JOB_STATES),
+    )
+    .option(
+      '--batches <list>',
+      `batch work to do (${BATCH_WORK.join(',')}, or none); default all, or none with --states`,
+      listOf('batch work', BATCH_WORK),
+    )
+    .option('--steps <kind>', 'step implementations: simulated (the ingest steps are issue #6)', 'simulated')
+    .option('--step-delay <ms>', 'time each simulated step takes', nonNegative('--step-delay'), 0)
+    .option('--ledger <file>', 'append every step start and commit to this JSON-lines file')
+    .option(
+      '--sweep <ms>',
+      'safety-net re-read of every folder; 0 turns it off',
+      nonNegative('--sweep'),
+      60_000,
+    )
+    .option('--limit <n>', 'items worked on at once per state (default 4, pending 8)', nonNegative('--limit'))
+    .option(
+      '--grace <ms>',
+      'on SIGTERM, how long in-flight steps may take to finish',
+      nonNegative('--grace'),
+      10_000,
+    )
+    .option('--inspect', 'start the Stately inspector relay and attach it to every machine actor')
+    .option('--inspect-port <port>', 'port of the inspector relay', nonNegative('--inspect-port'), 8080)
+    .action(async (flags: ServeFlags) => {
+      if (flags.steps !== 'simulated')
+        throw new CliError(`unknown --steps "${flags.steps}" (available: simulated)`, ExitCode.usage);
       const log = createLogger(ctx.config.logLevel);
-      let inspector: RunningInspector | undefined;
-      if (opts.inspect) {
-        inspector = await startInspector({ port: opts.inspectPort });
-        log.info({ url: inspector.url }, 'Stately inspector relay (open in a browser on this machine)');
-      }
-      let connectString = ctx.zkFlag() ?? ctx.config.zkConnect;
-      if (!connectString) {
-        const embedded = await startEmbedded(ctx.config);
-        log.info(
-          { connectString: embedded.connectString, source: embedded.source, reused: embedded.reused },
-          'embedded ZooKeeper',
-        );
-        connectString = embedded.connectString;
-      }
-      const zk = await connectZk({
-        connectString,
-        sessionTimeoutMs: ctx.config.zkSessionTimeoutMs,
-        logger: log,
-      });
-      const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
-      log.info({ connectString, dataDir: ctx.config.dataDir }, 'service running; stop with Ctrl-C');
+      const service = await startService(
+        ctx.config,
+        {
+          zkConnect: ctx.zkFlag(),
+          jobStates: flags.states,
+          batchWork: flags.batches ?? (flags.states ? [] : undefined),
+          steps: 'simulated',
+          stepDelayMs: flags.stepDelay,
+          ledgerFile: flags.ledger,
+          sweepIntervalMs: flags.sweep,
+          limit: flags.limit,
+          inspectPort: flags.inspect ? flags.inspectPort : undefined,
+        },
+        log,
+      );
+      log.info(
+        { connectString: service.connectString, pid: process.pid },
+        'service running; stop with Ctrl-C',
+      );
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);
       });
       log.info({ signal }, 'shutting down');
-      session.unsubscribe();
-      await zk.close();
-      await inspector?.stop();
+      await service.stop(flags.grace);
+      log.info('stopped');
     });
 }

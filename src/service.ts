@@ -1,0 +1,94 @@
+import type { Logger } from 'pino';
+import type { BatchWork } from './queue/batch-acquire.js';
+import type { Config } from './config.js';
+import {
+  BATCH_WORK,
+  Engine,
+  SERVABLE_JOB_STATES,
+  type EngineOptions,
+  type ServableJobState,
+} from './engine/engine.js';
+import { fileLedger, noLedger } from './engine/ledger.js';
+import { startInspector, type RunningInspector } from './inspect/index.js';
+import { createSimulatedSteps } from './steps/simulated.js';
+import { connectZk, type ZkClient } from './zk/index.js';
+import { startEmbedded } from './zk-server/embedded.js';
+
+/** How `mrtq serve` runs; every field has a default. */
+export interface ServiceOptions {
+  /** ZooKeeper to use (else ZK_CONNECT, else the embedded server). */
+  zkConnect?: string;
+  jobStates?: readonly ServableJobState[];
+  batchWork?: readonly BatchWork[];
+  /** Which step implementations run: only `simulated` until the ingest steps land (issue #6). */
+  steps?: 'simulated';
+  stepDelayMs?: number;
+  /** Append every step start and commit to this JSON-lines file. */
+  ledgerFile?: string;
+  sweepIntervalMs?: number;
+  limit?: number;
+  inspectPort?: number;
+}
+
+/** A running service: stop() drains the engine and closes the session. */
+export interface Service {
+  zk: ZkClient;
+  engine: Engine;
+  connectString: string;
+  inspector?: RunningInspector;
+  stop(graceMs?: number): Promise<void>;
+}
+
+async function resolveConnectString(config: Config, options: ServiceOptions, log: Logger): Promise<string> {
+  const given = options.zkConnect ?? config.zkConnect;
+  if (given) return given;
+  const embedded = await startEmbedded(config);
+  log.info(
+    { connectString: embedded.connectString, source: embedded.source, reused: embedded.reused },
+    'embedded ZooKeeper',
+  );
+  return embedded.connectString;
+}
+
+/** The composition root: wires ZooKeeper, the store, the steps and the engine. */
+export async function startService(config: Config, options: ServiceOptions, log: Logger): Promise<Service> {
+  const connectString = await resolveConnectString(config, options, log);
+  const inspector =
+    options.inspectPort !== undefined ? await startInspector({ port: options.inspectPort }) : undefined;
+  if (inspector)
+    log.info({ url: inspector.url }, 'Stately inspector relay (open in a browser on this machine)');
+  const zk = await connectZk({ connectString, sessionTimeoutMs: config.zkSessionTimeoutMs, logger: log });
+  const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
+  const engine = new Engine(
+    {
+      queue: { zk, log: log.child({ component: 'queue' }), now: () => new Date() },
+      ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
+      ledger: options.ledgerFile ? fileLedger(options.ledgerFile) : noLedger,
+      log: log.child({ component: 'engine' }),
+      inspect: inspector?.inspect,
+    },
+    {
+      jobStates: options.jobStates,
+      batchWork: options.batchWork,
+      sweepIntervalMs: options.sweepIntervalMs,
+      limits: options.limit !== undefined ? uniformLimits(options.limit) : undefined,
+    },
+  );
+  await engine.start();
+  return {
+    zk,
+    engine,
+    connectString,
+    inspector,
+    async stop(graceMs = 10_000) {
+      await engine.stop(graceMs);
+      session.unsubscribe();
+      await zk.close();
+      await inspector?.stop();
+    },
+  };
+}
+
+function uniformLimits(limit: number): EngineOptions['limits'] {
+  return Object.fromEntries([...SERVABLE_JOB_STATES, ...BATCH_WORK].map((s) => [s, limit]));
+}
