@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBatch } from '../../../src/queue/batch-create.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import type { QueueContext } from '../../../src/queue/context.js';
+import { loadJob } from '../../../src/queue/job-load.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import {
+  commitCounts,
+  readLedger,
+  startEngineProcess,
+  type EngineProcess,
+} from '../../support/engine-process.js';
+import { eventually } from '../../support/eventually.js';
+import { queueContext } from '../../support/queue-context.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+
+describe('engine processes sharing one ZooKeeper', () => {
+  let ctx: QueueContext;
+  let dir: string;
+  const running: EngineProcess[] = [];
+
+  async function engine(
+    ledger: string,
+    args: string[] = [],
+    env: Record<string, string> = {},
+  ): Promise<EngineProcess> {
+    const started = await startEngineProcess(
+      chroot.connectString(),
+      ['--ledger', ledger, '--sweep', '0', ...args],
+      env,
+    );
+    running.push(started);
+    return started;
+  }
+
+  async function stopAll(): Promise<void> {
+    for (const p of running.splice(0)) {
+      p.signal('SIGCONT');
+      p.signal('SIGTERM');
+      await p.exited;
+    }
+  }
+
+  beforeAll(async () => {
+    ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    dir = mkdtempSync(join(tmpdir(), 'mrtq-engines-'));
+  });
+  afterAll(async () => {
+    await stopAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('three processes complete 500 jobs, each step of each job committed once, the batch reported once', async () => {
+    const ledger = join(dir, 'three.jsonl');
+    await Promise.all([engine(ledger), engine(ledger), engine(ledger)]);
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:500',
+      type: 'manifest',
+    });
+    const batch = await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.status === 'completed',
+      120_000,
+      250,
+    );
+    expect(batch.jobCount).toBe(500);
+    const entries = readLedger(ledger);
+    const counts = commitCounts(entries);
+    expect([...counts.values()].every((n) => n === 1)).toBe(true);
+    const jobCommits = entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'));
+    expect(jobCommits).toHaveLength(500 * 7);
+    expect(entries.filter((e) => e.item === bid && e.event === 'report.done')).toHaveLength(1);
+    // The work was shared out among the processes.
+    expect(new Set(jobCommits.map((e) => e.pid)).size).toBe(3);
+    // Every SIGTERM ends with exit 0 after a graceful drain.
+    const codes = await Promise.all(
+      running.splice(0).map(async (p) => {
+        p.signal('SIGTERM');
+        return p.exited;
+      }),
+    );
+    expect(codes).toEqual([0, 0, 0]);
+  }, 180_000);
+
+  it('kill -9 of the process running a step: another process runs that step again and finishes the job', async () => {
+    const ledger = join(dir, 'kill.jsonl');
+    const env = { ZK_SESSION_TIMEOUT_MS: '2000' };
+    const victim = await engine(ledger, ['--step-delay', '1500', '--limit', '1'], env);
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:1',
+      type: 'manifest',
+    });
+    // Wait until the victim is inside a job step (after the job left pending).
+    const started = await eventually(
+      async () =>
+        readLedger(ledger).find(
+          (e) => e.kind === 'start' && e.item.startsWith('jid') && e.state === 'downloading',
+        ),
+      (e) => e !== undefined,
+      30_000,
+    );
+    victim.signal('SIGKILL');
+    await victim.exited;
+    const rescuer = await engine(ledger, ['--step-delay', '50'], env);
+    const batch = await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.status === 'completed',
+      30_000,
+      100,
+    );
+    expect(batch.status).toBe('completed');
+    const entries = readLedger(ledger).filter((e) => e.item === started!.item && e.state === 'downloading');
+    // Started twice (the documented recovery: the step runs again), committed once, by the rescuer.
+    expect(entries.filter((e) => e.kind === 'start').map((e) => e.pid)).toEqual([victim.pid, rescuer.pid]);
+    expect(entries.filter((e) => e.kind === 'commit').map((e) => e.pid)).toEqual([rescuer.pid]);
+    await stopAll();
+  }, 90_000);
+
+  it('a session that expires mid-step cannot commit; the job is finished by another process', async () => {
+    const ledger = join(dir, 'freeze.jsonl');
+    const env = { ZK_SESSION_TIMEOUT_MS: '2000' };
+    const frozen = await engine(ledger, ['--step-delay', '1500', '--limit', '1'], env);
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:1',
+      type: 'manifest',
+    });
+    const started = await eventually(
+      async () =>
+        readLedger(ledger).find(
+          (e) => e.kind === 'start' && e.item.startsWith('jid') && e.state === 'processing',
+        ),
+      (e) => e !== undefined,
+      30_000,
+    );
+    frozen.signal('SIGSTOP');
+    const other = await engine(ledger, ['--step-delay', '50'], env);
+    const job = await eventually(
+      () => loadJob(ctx, started!.item),
+      (j) => j.status === 'completed',
+      30_000,
+      100,
+    );
+    expect(job.status).toBe('completed');
+    frozen.signal('SIGCONT');
+    // Give the thawed process time to finish its stale step and try to commit it.
+    await eventually(
+      async () =>
+        readLedger(ledger).filter(
+          (e) => e.pid === frozen.pid && e.item === started!.item && e.state === 'processing',
+        ),
+      (entries) => entries.some((e) => e.kind === 'discard'),
+      15_000,
+      100,
+    );
+    const forStep = readLedger(ledger).filter((e) => e.item === started!.item && e.state === 'processing');
+    expect(forStep.filter((e) => e.kind === 'commit').map((e) => e.pid)).toEqual([other.pid]);
+    expect(forStep.filter((e) => e.pid === frozen.pid).map((e) => e.kind)).toEqual(['start', 'discard']);
+    expect((await loadBatch(ctx, bid)).status).toBe('completed');
+    expect([...commitCounts(readLedger(ledger)).values()].every((n) => n === 1)).toBe(true);
+    await stopAll();
+  }, 90_000);
+});

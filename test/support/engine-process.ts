@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { LedgerEntry } from '../../src/engine/ledger.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
+
+export interface EngineProcess {
+  proc: ChildProcess;
+  pid: number;
+  output(): string;
+  /** Resolves with the exit code (or signal name). */
+  exited: Promise<number | string>;
+  signal(signal: NodeJS.Signals): void;
+}
+
+/** Starts `mrtq serve` as a real child process and resolves once its engine has started. */
+export async function startEngineProcess(
+  connectString: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<EngineProcess> {
+  const proc = spawn(process.execPath, [BIN, 'serve', '--zk', connectString, ...args], {
+    env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  proc.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.once('exit', (code, sig) => resolve(code ?? sig ?? -1)),
+  );
+  const started = Date.now();
+  while (!out.includes('"msg":"engine started"')) {
+    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`engine exited early:\n${out}`);
+    if (Date.now() - started > 30_000) throw new Error(`engine did not start within 30 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    proc,
+    pid: proc.pid!,
+    output: () => out,
+    exited,
+    signal: (signal) => {
+      try {
+        proc.kill(signal);
+      } catch {
+        // already gone
+      }
+    },
+  };
+}
+
+/** The ledger lines written so far by every process sharing `file`. */
+export function readLedger(file: string): (LedgerEntry & { pid: number; t: number })[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as LedgerEntry & { pid: number; t: number });
+}
+
+/** Commits per `item:state`; every value should be 1. */
+export function commitCounts(entries: LedgerEntry[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const e of entries) {
+    if (e.kind !== 'commit') continue;
+    const key = `${e.item}:${e.state}:${e.event}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return counts;
+}
