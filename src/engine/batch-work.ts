@@ -1,14 +1,19 @@
 import { restoreBatch, type BatchEvent } from '../../machines/index.js';
 import type { AcquiredBatch } from '../queue/batch-acquire.js';
 import { folderChildren } from '../queue/batch-jobs.js';
-import type { BatchRecord } from '../queue/batch-load.js';
-import { commitBatchTransition, type BatchCommitOptions } from '../queue/batch-transition.js';
+import { loadBatch, type BatchRecord } from '../queue/batch-load.js';
+import {
+  commitBatchTransition,
+  nextBatchRecord,
+  type BatchCommitOptions,
+} from '../queue/batch-transition.js';
 import { isQueueError } from '../queue/errors.js';
 import { releaseLock } from '../queue/locks.js';
 import { batchChild } from '../queue/paths.js';
 import type { StatusReport } from '../queue/records.js';
 import { decodeJsonObject } from '../queue/wire.js';
 import type { EngineDeps } from './deps.js';
+import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
 import type { BatchJobLists } from './steps.js';
 
@@ -132,6 +137,7 @@ async function commit(
   acquired: AcquiredBatch,
   event: BatchEvent,
   options: BatchCommitOptions,
+  retried = false,
 ): Promise<BatchRecord | undefined> {
   const { batch } = acquired;
   try {
@@ -156,9 +162,44 @@ async function commit(
       deps.log.warn({ batchId: batch.batchId, event: event.type, err }, 'stale batch result discarded');
       return undefined;
     }
+    if (isIndeterminate(err)) return settleCommit(deps, acquired, event, options, retried, err);
     await discard(deps, acquired, 'commit error', err);
     throw err;
   }
+}
+
+/** A batch commit whose outcome is unknown: applied, retried once, or given up (see settle). */
+async function settleCommit(
+  deps: EngineDeps,
+  acquired: AcquiredBatch,
+  event: BatchEvent,
+  options: BatchCommitOptions,
+  retried: boolean,
+  err: unknown,
+): Promise<BatchRecord | undefined> {
+  const { batch } = acquired;
+  const expected = nextBatchRecord(batch, event);
+  const outcome = await settle(deps.queue.zk, () => loadBatch(deps.queue, batch.batchId), {
+    status: expected.status,
+    fromVersion: batch.statusVersion,
+  }).catch(() => 'moved-on' as const);
+  deps.log.warn(
+    { batchId: batch.batchId, event: event.type, outcome, err },
+    'batch commit outcome was unknown',
+  );
+  if (outcome === 'applied') {
+    deps.ledger.record({
+      kind: 'commit',
+      item: batch.batchId,
+      state: batch.status,
+      event: event.type,
+      to: expected.status,
+    });
+    return expected;
+  }
+  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, options, true);
+  await discard(deps, acquired, `commit outcome unknown (${outcome})`, err);
+  return undefined;
 }
 
 async function discard(

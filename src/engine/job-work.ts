@@ -1,9 +1,11 @@
 import { jobWorkingStates, restoreJob, type JobEvent, type JobWorkingState } from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
-import { commitJobTransition } from '../queue/job-transition.js';
+import { commitJobTransition, nextJobRecord } from '../queue/job-transition.js';
+import { loadJob } from '../queue/job-load.js';
 import { isQueueError } from '../queue/errors.js';
 import { releaseLock } from '../queue/locks.js';
 import type { EngineDeps } from './deps.js';
+import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
 import { stepOfState, type StepWrites } from './steps.js';
 
@@ -69,6 +71,7 @@ async function commit(
   acquired: AcquiredJob,
   event: JobEvent,
   writes: StepWrites,
+  retried = false,
 ): Promise<string | undefined> {
   const { job } = acquired;
   try {
@@ -96,9 +99,41 @@ async function commit(
       );
       return undefined;
     }
+    if (isIndeterminate(err)) return settleCommit(deps, acquired, event, writes, retried, err);
     await discard(deps, acquired, 'commit error', err);
     throw err;
   }
+}
+
+/** A commit that timed out or lost its connection may have been applied: find out before going on. */
+async function settleCommit(
+  deps: EngineDeps,
+  acquired: AcquiredJob,
+  event: JobEvent,
+  writes: StepWrites,
+  retried: boolean,
+  err: unknown,
+): Promise<string | undefined> {
+  const { job } = acquired;
+  const expected = nextJobRecord(job, event, writes);
+  const outcome = await settle(deps.queue.zk, () => loadJob(deps.queue, job.jobId), {
+    status: expected.status,
+    fromVersion: job.statusVersion,
+  }).catch(() => 'moved-on' as const);
+  deps.log.warn({ jobId: job.jobId, event: event.type, outcome, err }, 'commit outcome was unknown');
+  if (outcome === 'applied') {
+    deps.ledger.record({
+      kind: 'commit',
+      item: job.jobId,
+      state: job.status,
+      event: event.type,
+      to: expected.status,
+    });
+    return expected.status;
+  }
+  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, true);
+  await discard(deps, acquired, `commit outcome unknown (${outcome})`, err);
+  return undefined;
 }
 
 async function discard(deps: EngineDeps, acquired: AcquiredJob, reason: string, err: unknown): Promise<void> {

@@ -1,0 +1,41 @@
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { isZkError, type ZkClient } from '../zk/index.js';
+
+/** True for a failure after which a write may or may not have been applied (timeout, connection loss). */
+export function isIndeterminate(err: unknown): boolean {
+  return isZkError(err) && err.retryable;
+}
+
+/** Waits (up to `ms`) for the session to be connected again. */
+export async function connected(zk: ZkClient, ms = 15_000): Promise<boolean> {
+  try {
+    await firstValueFrom(
+      zk.session$.pipe(
+        filter((e) => e.state === 'connected'),
+        timeout(ms),
+      ),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export type Settled = 'applied' | 'not-applied' | 'moved-on';
+
+/**
+ * After a commit whose outcome is unknown: re-reads the item's status once connected. One
+ * version further with the expected status means the multi was applied (ours: we held the
+ * lock); the same version means it was not; anything else means someone else moved it on.
+ */
+export async function settle(
+  zk: ZkClient,
+  read: () => Promise<{ status: string; statusVersion: number }>,
+  expected: { status: string; fromVersion: number },
+): Promise<Settled> {
+  if (!(await connected(zk))) return 'moved-on';
+  const now = await read();
+  if (now.statusVersion === expected.fromVersion) return 'not-applied';
+  if (now.statusVersion === expected.fromVersion + 1 && now.status === expected.status) return 'applied';
+  return 'moved-on';
+}

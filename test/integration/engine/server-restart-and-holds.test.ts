@@ -1,0 +1,132 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { releaseCollection } from '../../../src/queue/admin-collections.js';
+import { createBatch } from '../../../src/queue/batch-create.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import type { QueueContext } from '../../../src/queue/context.js';
+import { holdCollection } from '../../../src/queue/queue-locks.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { connectZk } from '../../../src/zk/index.js';
+import {
+  commitCounts,
+  readLedger,
+  startEngineProcess,
+  type EngineProcess,
+} from '../../support/engine-process.js';
+import { eventually } from '../../support/eventually.js';
+import { startPrivateServer } from '../../support/private-server.js';
+import { queueContext } from '../../support/queue-context.js';
+
+describe('an engine process across a ZooKeeper restart, and collection holds mid-run', () => {
+  let server: Awaited<ReturnType<typeof startPrivateServer>>;
+  let ctx: QueueContext;
+  let dir: string;
+  let engine: EngineProcess;
+  const ledger = (): string => join(dir, 'ledger.jsonl');
+
+  beforeAll(async () => {
+    server = await startPrivateServer();
+    dir = mkdtempSync(join(tmpdir(), 'mrtq-restart-'));
+    ctx = queueContext(
+      await connectZk({ connectString: server.server.connectString, sessionTimeoutMs: 10_000 }),
+    );
+    await ensureQueueTree(ctx.zk);
+    engine = await startEngineProcess(
+      server.server.connectString,
+      ['--ledger', ledger(), '--sweep', '0', '--step-delay', '20', '--limit', '2'],
+      { ZK_SESSION_TIMEOUT_MS: '10000' },
+    );
+  });
+  afterAll(async () => {
+    engine?.signal('SIGTERM');
+    await engine?.exited;
+    await ctx?.zk.close();
+    await server?.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a server restart within the session timeout loses no work and the streams keep flowing', async () => {
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:60',
+      type: 'manifest',
+    });
+    await eventually(
+      async () => readLedger(ledger()).filter((e) => e.kind === 'commit').length,
+      (n) => n > 20,
+      30_000,
+    );
+    await server.server.stop();
+    await server.server.start();
+    const batch = await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.status === 'completed',
+      60_000,
+      100,
+    );
+    expect(batch.jobCount).toBe(60);
+    const entries = readLedger(ledger());
+    expect(entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'))).toHaveLength(60 * 7);
+    expect([...commitCounts(entries).values()].every((n) => n === 1)).toBe(true);
+    // A batch submitted after the restart is seen through the re-armed watches.
+    const after = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:2',
+      type: 'manifest',
+    });
+    await eventually(
+      () => loadBatch(ctx, after.bid),
+      (b) => b.status === 'completed',
+      30_000,
+      100,
+    );
+  }, 120_000);
+
+  it('holding a collection while its batch runs sends its pending jobs to held; releasing it lets them finish', async () => {
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:40',
+      type: 'manifest',
+      collection: 'dark',
+    });
+    await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.expanded,
+      30_000,
+      20,
+    );
+    await holdCollection(ctx, 'dark');
+    const held = await eventually(
+      () => ctx.zk.getChildren('/jobs/states/held'),
+      (names) => names.length > 0,
+      30_000,
+      50,
+    );
+    expect(held.length).toBeGreaterThan(0);
+    // Nothing is left pending: every pending job of the collection was sent to held.
+    await eventually(
+      () => ctx.zk.getChildren('/jobs/states/pending'),
+      (names) => names.length === 0,
+      30_000,
+      50,
+    );
+    expect((await loadBatch(ctx, bid)).status).toBe('processing');
+
+    const released = await releaseCollection(ctx, 'dark');
+    expect(released.jobs.length).toBe(
+      (await ctx.zk.getChildren('/jobs/states/held')).length + released.jobs.length,
+    );
+    const batch = await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.status === 'completed',
+      60_000,
+      100,
+    );
+    expect(batch.jobCount).toBe(40);
+  }, 120_000);
+});
