@@ -4,19 +4,29 @@ import { settle } from '../../../src/engine/indeterminate.js';
 import type { SessionEvent, ZkClient } from '../../../src/zk/index.js';
 
 // Only session$ is used by settle: a stand-in session that is connected.
-const zk = { session$: new BehaviorSubject<SessionEvent>({ state: 'connected', sessionId: '1', at: 0 }) } as unknown as ZkClient;
+const zk = {
+  session$: new BehaviorSubject<SessionEvent>({ state: 'connected', sessionId: '1', at: 0 }),
+} as unknown as ZkClient;
 
 describe('settling a commit whose outcome is unknown', () => {
   const expected = { status: 'processing', fromVersion: 4 };
 
   it('one version further with the expected status: the multi was applied', async () => {
-    expect(await settle(zk, async () => ({ status: 'processing', statusVersion: 5 }), expected)).toBe('applied');
+    expect(
+      await settle(zk, () => Promise.resolve({ status: 'processing', statusVersion: 5 }), expected),
+    ).toBe('applied');
   });
   it('the same version: it was not applied (safe to retry while the lock is ours)', async () => {
-    expect(await settle(zk, async () => ({ status: 'downloading', statusVersion: 4 }), expected)).toBe('not-applied');
+    expect(
+      await settle(zk, () => Promise.resolve({ status: 'downloading', statusVersion: 4 }), expected),
+    ).toBe('not-applied');
   });
   it('anything else: someone else moved the item on', async () => {
-    expect(await settle(zk, async () => ({ status: 'failed', statusVersion: 5 }), expected)).toBe('moved-on');
-    expect(await settle(zk, async () => ({ status: 'processing', statusVersion: 7 }), expected)).toBe('moved-on');
+    expect(await settle(zk, () => Promise.resolve({ status: 'failed', statusVersion: 5 }), expected)).toBe(
+      'moved-on',
+    );
+    expect(
+      await settle(zk, () => Promise.resolve({ status: 'processing', statusVersion: 7 }), expected),
+    ).toBe('moved-on');
   });
 });
