@@ -8,11 +8,11 @@ import {
   type BatchCommitOptions,
 } from '../queue/batch-transition.js';
 import { isQueueError } from '../queue/errors.js';
-import { releaseLock } from '../queue/locks.js';
 import { batchChild } from '../queue/paths.js';
 import type { StatusReport } from '../queue/records.js';
 import { decodeJsonObject } from '../queue/wire.js';
 import type { EngineDeps } from './deps.js';
+import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
 import type { BatchJobLists } from './steps.js';
@@ -210,5 +210,5 @@ async function discard(
 ): Promise<void> {
   deps.ledger.record({ kind: 'discard', item: acquired.batch.batchId, state: acquired.batch.status, reason });
   deps.log.warn({ batchId: acquired.batch.batchId, reason, err }, 'batch step ended without a commit');
-  await releaseLock(deps.queue, acquired.lock).catch(() => undefined);
+  await releaseEventually(deps.queue, acquired.lock, deps.log);
 }

@@ -3,8 +3,8 @@ import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord } from '../queue/job-transition.js';
 import { loadJob } from '../queue/job-load.js';
 import { isQueueError } from '../queue/errors.js';
-import { releaseLock } from '../queue/locks.js';
 import type { EngineDeps } from './deps.js';
+import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
 import { stepOfState, type StepWrites } from './steps.js';
@@ -140,9 +140,7 @@ async function discard(deps: EngineDeps, acquired: AcquiredJob, reason: string, 
   const { job } = acquired;
   deps.ledger.record({ kind: 'discard', item: job.jobId, state: job.status, reason });
   deps.log.warn({ jobId: job.jobId, state: job.status, reason, err }, 'step ended without a commit');
-  await releaseLock(deps.queue, acquired.lock).catch((releaseErr: unknown) =>
-    deps.log.warn({ jobId: job.jobId, err: releaseErr }, 'could not release lock; it goes with the session'),
-  );
+  await releaseEventually(deps.queue, acquired.lock, deps.log);
 }
 
 async function cleanupCompleted(

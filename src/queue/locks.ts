@@ -1,3 +1,4 @@
+import { filter, first } from 'rxjs';
 import { isZkError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
@@ -23,8 +24,30 @@ export async function tryLock(ctx: QueueContext, itemPath: string): Promise<Lock
   } catch (err) {
     if (isZkError(err, 'NODE_EXISTS')) return { held: false, reason: 'locked' };
     if (isZkError(err, 'NO_NODE')) return { held: false, reason: 'gone' };
+    if (isZkError(err) && err.retryable) dropIfCreated(ctx, path, sessionId);
     throw err;
   }
+}
+
+/**
+ * A create whose answer was lost may still have made the lock: once the same session answers
+ * again, delete the lock if it is ours, or it would block the item for the session's lifetime.
+ */
+function dropIfCreated(ctx: QueueContext, path: string, sessionId: string): void {
+  ctx.zk.session$
+    .pipe(
+      filter((event) => event.state === 'connected' || event.state === 'closed'),
+      first(),
+    )
+    .subscribe((event) => {
+      if (event.state !== 'connected' || event.sessionId !== sessionId) return;
+      void (async () => {
+        const stat = await ctx.zk.exists(path);
+        if (stat?.ephemeralOwner === sessionId) await ctx.zk.delete(path, stat.version);
+      })().catch((err: unknown) =>
+        ctx.log.warn({ lock: path, err }, 'could not drop a lock whose creation went unanswered'),
+      );
+    });
 }
 
 /** Deletes a lock this session holds; a lock already gone (session lost) is not an error. */

@@ -4,7 +4,7 @@ import { createJobs, type JobSpec } from '../queue/job-create.js';
 import { sleep } from './abortable-sleep.js';
 
 /**
- * Simulated steps: every step waits `stepDelayMs` (honouring its AbortSignal) and succeeds,
+ * Simulated steps: every job step waits `stepDelayMs` (honouring its AbortSignal) and succeeds,
  * unless the job was told to fail in that state. They exercise the whole engine (streams,
  * consumers, machines, transitions, reporting) without downloading or storing anything: for
  * tests, benchmarks and a first run. The real ingest steps are issue #6.
@@ -49,13 +49,12 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
     notify: step('notify', () => undefined),
   };
   const batchSteps: BatchSteps = {
-    async expand({ batch, queue, signal }) {
+    async expand({ batch, queue }) {
       const match = PAYLOAD.exec(batch.submission.payload_url);
       if (!match)
         throw new Error(
           `simulated steps expand only "sim:<jobs>" payloads, not "${batch.submission.payload_url}"`,
         );
-      await sleep(delay, signal);
       const simulate = (batch.submission.simulate ?? {}) as { failAt?: Record<string, string> };
       const specs: JobSpec[] = Array.from({ length: Number(match[1]) }, (_, position) => ({
         position,

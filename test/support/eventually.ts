@@ -1,6 +1,6 @@
 /** Re-reads until `ok` holds (or the time is up, then fails naming the last value). */
 export async function eventually<T>(
-  read: () => Promise<T>,
+  read: () => T | Promise<T>,
   ok: (value: T) => boolean,
   ms = 10_000,
   everyMs = 50,

@@ -102,7 +102,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     });
     // Wait until the victim is inside a job step (after the job left pending).
     const started = await eventually(
-      async () =>
+      () =>
         readLedger(ledger).find(
           (e) => e.kind === 'start' && e.item.startsWith('jid') && e.state === 'downloading',
         ),
@@ -137,7 +137,7 @@ describe('engine processes sharing one ZooKeeper', () => {
       type: 'manifest',
     });
     const started = await eventually(
-      async () =>
+      () =>
         readLedger(ledger).find(
           (e) => e.kind === 'start' && e.item.startsWith('jid') && e.state === 'processing',
         ),
@@ -156,7 +156,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     frozen.signal('SIGCONT');
     // Give the thawed process time to finish its stale step and try to commit it.
     await eventually(
-      async () =>
+      () =>
         readLedger(ledger).filter(
           (e) => e.pid === frozen.pid && e.item === started!.item && e.state === 'processing',
         ),
@@ -169,6 +169,71 @@ describe('engine processes sharing one ZooKeeper', () => {
     expect(forStep.filter((e) => e.pid === frozen.pid).map((e) => e.kind)).toEqual(['start', 'discard']);
     expect((await loadBatch(ctx, bid)).status).toBe('completed');
     expect([...commitCounts(readLedger(ledger)).values()].every((n) => n === 1)).toBe(true);
+    await stopAll();
+  }, 90_000);
+
+  it('a process can serve a subset of states: an inventory-like process consumes only recording and notify', async () => {
+    const ledger = join(dir, 'subset.jsonl');
+    const ingest = await engine(ledger, [
+      '--states',
+      'pending,estimating,provisioning,downloading,processing',
+    ]);
+    const inventory = await engine(ledger, ['--states', 'recording,notify', '--batches', 'none']);
+    const reporter = await engine(ledger, ['--states', '', '--batches', 'expand,report,update-report']);
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:20',
+      type: 'manifest',
+    });
+    await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.status === 'completed',
+      60_000,
+      100,
+    );
+    const commits = readLedger(ledger).filter((e) => e.kind === 'commit');
+    const byState = (states: string[]) =>
+      new Set(commits.filter((e) => states.includes(e.state) && e.item.startsWith('jid')).map((e) => e.pid));
+    expect(byState(['recording', 'notify'])).toEqual(new Set([inventory.pid]));
+    expect(byState(['pending', 'estimating', 'provisioning', 'downloading', 'processing'])).toEqual(
+      new Set([ingest.pid]),
+    );
+    expect(new Set(commits.filter((e) => e.item === bid).map((e) => e.pid))).toEqual(new Set([reporter.pid]));
+    await stopAll();
+  }, 90_000);
+
+  it('SIGTERM stops acquiring, waits for in-flight steps up to the grace period, releases their locks and exits 0', async () => {
+    const ledger = join(dir, 'grace.jsonl');
+    const slow = await engine(ledger, ['--step-delay', '20000', '--grace', '500']);
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:2',
+      type: 'manifest',
+    });
+    await eventually(
+      () => readLedger(ledger).filter((e) => e.kind === 'start' && e.item.startsWith('jid')),
+      (starts) => starts.length === 2,
+      30_000,
+    );
+    const stopping = Date.now();
+    slow.signal('SIGTERM');
+    expect(await slow.exited).toBe(0);
+    expect(Date.now() - stopping).toBeLessThan(5_000);
+    running.splice(running.indexOf(slow), 1);
+    const jobs = (await ctx.zk.getChildren('/jobs')).filter((n) => n !== 'states');
+    const locks = await Promise.all(jobs.map((jid) => ctx.zk.exists(`/jobs/${jid}/lock`)));
+    expect(locks.filter(Boolean)).toEqual([]);
+    expect(readLedger(ledger).filter((e) => e.kind === 'discard' && e.reason === 'aborted')).toHaveLength(2);
+    // Another process finishes what was interrupted.
+    await engine(ledger, ['--step-delay', '10']);
+    await eventually(
+      () => loadBatch(ctx, bid),
+      (b) => b.status === 'completed',
+      30_000,
+      100,
+    );
     await stopAll();
   }, 90_000);
 });

@@ -55,7 +55,7 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
       type: 'manifest',
     });
     await eventually(
-      async () => readLedger(ledger()).filter((e) => e.kind === 'commit').length,
+      () => readLedger(ledger()).filter((e) => e.kind === 'commit').length,
       (n) => n > 20,
       30_000,
     );
