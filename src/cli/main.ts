@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../config.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerServe } from './commands/serve.js';
+import { registerSubmit } from './commands/submit.js';
 import { registerTree } from './commands/tree.js';
 import { registerZk } from './commands/zk.js';
 import type { CliContext } from './context.js';
@@ -24,6 +25,7 @@ function buildProgram(config: Config): Command {
     stderr: process.stderr,
   };
   registerServe(program, ctx);
+  registerSubmit(program, ctx);
   registerZk(program, ctx);
   registerTree(program, ctx);
   registerDoctor(program, ctx);

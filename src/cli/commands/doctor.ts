@@ -3,7 +3,7 @@ import { doctor, type DoctorReport } from '../../queue/doctor.js';
 import { connectForCommand } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
-import { commandQueueContext, durationOption } from './cleanup.js';
+import { commandQueueContext, durationOption } from '../options.js';
 
 function printHuman(report: DoctorReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
   const { jobs, batches, refs } = report.checked;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDuration } from '../../../src/cli/commands/cleanup.js';
+import { parseDuration } from '../../../src/cli/options.js';
 import { createLimit } from '../../../src/queue/doctor-reader.js';
 
 describe('createLimit', () => {
