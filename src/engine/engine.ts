@@ -33,7 +33,10 @@ export interface EngineOptions {
   limits?: Partial<Record<ServableJobState | BatchWork, number>>;
   /** Safety-net sweep that re-reads every folder; 0 turns it off (default 60 s). */
   sweepIntervalMs?: number;
-  /** Jobs waiting in provisioning are evaluated again at least this often (default 30 s). */
+  /**
+   * Jobs waiting in provisioning are evaluated again at least this often (default 30 s), and
+   * whenever a job of this process completes or fails (space may have been freed).
+   */
   provisioningIntervalMs?: number;
 }
 
@@ -122,6 +125,8 @@ export class Engine {
       work: async (acquired, signal) => {
         if (!isWorkingState(state)) return takePendingJob(deps, acquired);
         const to = await runJobStep(deps, acquired, signal);
+        // Space may have been freed when a job of this process finishes (others: the timer).
+        if (to === 'completed' || to === 'failed') this.consumers.get('provisioning')?.reevaluate();
         return to === state ? 'defer' : undefined;
       },
       watchLock: (jid, poke) => this.watchLock(`${jobPath(jid)}/lock`, poke),
@@ -167,12 +172,6 @@ export class Engine {
     if (provisioning) {
       const every = this.options.provisioningIntervalMs ?? 30_000;
       this.subscriptions.push(interval(every).subscribe(() => provisioning.reevaluate()));
-      // Space may have been freed whenever a job finishes.
-      for (const state of ['completed', 'failed'] as const) {
-        this.subscriptions.push(
-          jobWork$(this.deps.queue.zk, state).subscribe(() => provisioning.reevaluate()),
-        );
-      }
     }
     const sweep = this.options.sweepIntervalMs ?? 60_000;
     if (sweep > 0) {

@@ -5,6 +5,15 @@ import { isZkError } from '../zk/index.js';
 /** How long to wait before reading again after a retryable failure (timeout, connection loss). */
 const RETRY_DELAY_MS = 1000;
 
+export interface WatchedOptions<T> {
+  /**
+   * How long to wait after a watch fires before reading again, given the last value. Changes
+   * that happen meanwhile coalesce into that one read (the watch is one-shot), which bounds the
+   * cost of re-reading a big folder that changes often.
+   */
+  delayAfterFire?: (last: T) => number;
+}
+
 /**
  * A cold observable over a one-shot ZooKeeper watch. Each emission is the current value, read
  * afresh: on subscribe (once the session is connected), after every watch fire (fires coalesce
@@ -13,16 +22,23 @@ const RETRY_DELAY_MS = 1000;
  * Retryable failures are retried; others end the stream with the error. Unsubscribing stops
  * re-arming: a watch that fires afterwards is ignored.
  */
-export function watched$<T>(zk: ZkClient, read: (watch: WatchCallback) => Promise<T>): Observable<T> {
+export function watched$<T>(
+  zk: ZkClient,
+  read: (watch: WatchCallback) => Promise<T>,
+  options: WatchedOptions<T> = {},
+): Observable<T> {
   return new Observable<T>((subscriber) => {
     let stopped = false;
     let reading = false;
     let again = false;
     let retryTimer: NodeJS.Timeout | undefined;
+    let fireTimer: NodeJS.Timeout | undefined;
+    let last: { value: T } | undefined;
 
     const readOnce = async (): Promise<void> => {
       try {
         const value = await read(watch);
+        last = { value };
         if (!stopped) subscriber.next(value);
       } catch (err) {
         if (stopped) return;
@@ -51,7 +67,14 @@ export function watched$<T>(zk: ZkClient, read: (watch: WatchCallback) => Promis
       retryTimer = undefined;
       trigger();
     }
-    const watch: WatchCallback = () => trigger();
+    const watch: WatchCallback = () => {
+      const delay = last && options.delayAfterFire ? options.delayAfterFire(last.value) : 0;
+      if (delay <= 0) return trigger();
+      fireTimer ??= setTimeout(() => {
+        fireTimer = undefined;
+        trigger();
+      }, delay);
+    };
     // session$ replays the current state: the first read happens at once when connected.
     const session = zk.session$.subscribe({
       next: (event) => {
@@ -63,6 +86,7 @@ export function watched$<T>(zk: ZkClient, read: (watch: WatchCallback) => Promis
       stopped = true;
       session.unsubscribe();
       if (retryTimer) clearTimeout(retryTimer);
+      if (fireTimer) clearTimeout(fireTimer);
     };
   });
 }

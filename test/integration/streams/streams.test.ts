@@ -36,6 +36,19 @@ describe('children$ and data$', () => {
     rec.stop();
   });
 
+  it('a big folder that changes often is re-read after a settling delay, not once per change', async () => {
+    await zk.mkdirp('/big');
+    await Promise.all(Array.from({ length: 2000 }, (_, i) => zk.create(`/big/c${i}`)));
+    const rec = new Recorder(children$(zk, '/big'));
+    await rec.next((v) => v.length === 2000);
+    rec.clear();
+    for (let i = 0; i < 100; i++) await zk.delete(`/big/c${i}`);
+    await rec.next((v) => v.length === 1900);
+    // 100 deletions one after another: 2,000 children give a 100 ms settling delay, so a few reads.
+    expect(rec.values.length).toBeLessThan(20);
+    rec.stop();
+  });
+
   it('data$ follows changes, deletion and re-creation', async () => {
     await zk.create('/d', 'one');
     const rec = new Recorder(data$(zk, '/d'));
