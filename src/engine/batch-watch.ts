@@ -18,7 +18,7 @@ export function batchWorkOf(bid: string, status: NodeValue, processingEmpty: boo
     case 'pending':
       return 'expand';
     case 'processing':
-      if (decoded.jobCount === undefined) return 'expand';
+      if (decoded.expansion === 'started') return 'expand';
       return processingEmpty ? 'report' : undefined;
     case 'reporting':
       return 'report';

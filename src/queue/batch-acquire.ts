@@ -14,7 +14,8 @@ export interface AcquiredBatch {
 /**
  * What a batch consumer looks for:
  * - `expand`: pending batches, and processing batches whose expansion never finished (crash);
- * - `report`: expanded processing batches whose batch-processing folder is empty, and batches
+ * - `report`: expanded processing batches (by this engine, or by another tool such as mrt-zk,
+ *   which expands under the batch lock) whose batch-processing folder is empty, and batches
  *   left in reporting by a reporter that died;
  * - `update-report`: batches an operator sent to update-reporting.
  */
@@ -23,10 +24,10 @@ export type BatchWork = 'expand' | 'report' | 'update-report';
 async function wants(ctx: QueueContext, work: BatchWork, batch: BatchRecord): Promise<boolean> {
   switch (work) {
     case 'expand':
-      return batch.status === 'pending' || (batch.status === 'processing' && !batch.expanded);
+      return batch.status === 'pending' || (batch.status === 'processing' && batch.expansion === 'started');
     case 'report':
       if (batch.status === 'reporting') return true;
-      if (batch.status !== 'processing' || !batch.expanded) return false;
+      if (batch.status !== 'processing' || batch.expansion === 'started') return false;
       return (await folderChildren(ctx, batch.batchId, 'batch-processing')).length === 0;
     case 'update-report':
       return batch.status === 'update-reporting';

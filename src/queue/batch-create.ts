@@ -50,7 +50,10 @@ export async function createBatch(ctx: QueueContext, submission: Submission): Pr
       {
         op: 'create',
         path: batchChild(bid, 'status'),
-        data: encodeBatchStatus({ status: initial.to, message: null, jobCount: undefined }, ctx.now()),
+        data: encodeBatchStatus(
+          { status: initial.to, message: null, expansion: 'foreign', jobCount: undefined },
+          ctx.now(),
+        ),
       },
       ...(uuid ? [{ op: 'create' as const, path: batchUuidPath(uuid), data: bid }] : []),
     ]);

@@ -4,7 +4,7 @@ import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { batchChild, batchPath } from './paths.js';
 import type { Submission } from './records.js';
-import { decodeBatchStatus, decodeJsonObject } from './wire.js';
+import { decodeBatchStatus, decodeJsonObject, type BatchExpansion } from './wire.js';
 
 /** A batch as read from ZooKeeper. */
 export interface BatchRecord extends StoredBatch {
@@ -14,8 +14,8 @@ export interface BatchRecord extends StoredBatch {
   submission: Submission;
   /** `/batches/BID/states` exists: the batch has been acquired at least once. */
   hasStates: boolean;
-  /** Expansion finished (`job_count` is in the status). */
-  expanded: boolean;
+  /** This engine's expansion: started, done (`job_count` known), or foreign (another tool's batch). */
+  expansion: BatchExpansion;
 }
 
 async function readOptional(ctx: QueueContext, path: string) {
@@ -53,6 +53,6 @@ export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRe
     failedJobs: 0,
     submission: decodeJsonObject(batchChild(bid, 'submission'), submission.data) as Submission,
     hasStates: states !== undefined,
-    expanded: stored.jobCount !== undefined,
+    expansion: stored.expansion,
   };
 }

@@ -32,7 +32,7 @@ export function batchTransitionOps(
     {
       op: 'set',
       path: batchChild(batch.batchId, 'status'),
-      data: encodeBatchStatus({ ...next, jobCount: next.expanded ? next.jobCount : undefined }, now),
+      data: encodeBatchStatus(next, now),
       version: batch.statusVersion,
     },
   ];
@@ -68,8 +68,15 @@ export function nextBatchRecord(batch: BatchRecord, event: BatchEvent): BatchRec
     status: result.to,
     statusVersion: batch.statusVersion + 1,
     hasStates: batch.hasStates || result.to === 'processing',
-    expanded: batch.expanded || event.type === 'expand.done',
+    expansion: expansionAfter(batch, event),
   };
+}
+
+/** Acquiring starts this engine's expansion; `expand.done` finishes it; nothing else changes it. */
+function expansionAfter(batch: BatchRecord, event: BatchEvent): BatchRecord['expansion'] {
+  if (event.type === 'batch.acquired') return 'started';
+  if (event.type === 'expand.done') return 'done';
+  return batch.expansion;
 }
 
 /**

@@ -30,12 +30,18 @@ export interface BatchStatusData {
   lastModified: string;
   message: string | null;
   /**
-   * Jobs the expansion created, written once expansion has finished (`job_count`, an addition to
-   * mrt-zk's keys, which its readers ignore). Absent means not yet expanded, so a processing
-   * batch whose batch-processing folder is empty is only reported once this is present.
+   * Where this engine's expansion of the batch stands, in keys added to mrt-zk's (its readers
+   * ignore them): `expansion: "started"` from the moment this engine acquires the batch, then
+   * `job_count` once every job exists. A processing batch without either was expanded by another
+   * tool (mrt-zk expands while holding the batch lock, so once unlocked its jobs all exist).
    */
+  expansion: BatchExpansion;
+  /** Jobs the expansion created (`job_count`), once it is done. */
   jobCount: number | undefined;
 }
+
+/** See {@link BatchStatusData.expansion}. */
+export type BatchExpansion = 'started' | 'done' | 'foreign';
 
 export function encodeJson(value: unknown): Buffer {
   return Buffer.from(JSON.stringify(value), 'utf8');
@@ -63,7 +69,8 @@ export function encodeBatchStatus(status: Omit<BatchStatusData, 'lastModified'>,
     last_modified: formatTimestamp(now),
   };
   if (status.message) data.message = status.message;
-  if (status.jobCount !== undefined) data.job_count = status.jobCount;
+  if (status.expansion === 'started') data.expansion = 'started';
+  if (status.expansion === 'done') data.job_count = status.jobCount ?? 0;
   return encodeJson(data);
 }
 
@@ -121,13 +128,18 @@ export function decodeBatchStatus(path: string, data: Buffer | undefined): Batch
       `${path} has unknown batch status ${JSON.stringify(json.status)}`,
       path,
     );
-  const jobCount = json.job_count;
+  const jobCount =
+    typeof json.job_count === 'number' && Number.isInteger(json.job_count) && json.job_count >= 0
+      ? json.job_count
+      : undefined;
+  const expansion: BatchExpansion =
+    jobCount !== undefined ? 'done' : json.expansion === 'started' ? 'started' : 'foreign';
   return {
     status,
     lastModified: optionalString(json.last_modified) ?? '',
     message: optionalString(json.message),
-    jobCount:
-      typeof jobCount === 'number' && Number.isInteger(jobCount) && jobCount >= 0 ? jobCount : undefined,
+    expansion,
+    jobCount,
   };
 }
 

@@ -96,7 +96,7 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
     });
     await eventually(
       () => loadBatch(ctx, bid),
-      (b) => b.expanded,
+      (b) => b.expansion === 'done',
       30_000,
       20,
     );
