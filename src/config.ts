@@ -1,4 +1,6 @@
 import { resolve } from 'node:path';
+import { loadIngestSettings } from './config-ingest.js';
+import type { IngestSettings } from './steps/ingest/contracts.js';
 
 /** Settings from the environment. The only module that reads `process.env`. */
 export interface Config {
@@ -14,6 +16,8 @@ export interface Config {
   /** Session timeout requested from ZooKeeper, ms. */
   zkSessionTimeoutMs: number;
   logLevel: string;
+  /** Settings of the ingest steps (fetch limits, working storage, local services, SMTP). */
+  ingest: IngestSettings;
 }
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -30,13 +34,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (containers !== 'auto' && containers !== 'off') {
     throw new Error(`MRTQ_CONTAINERS must be "auto" or "off", got "${env.MRTQ_CONTAINERS}"`);
   }
+  const dataDir = resolve(env.MRTQ_DATA_DIR ?? '.data');
   return {
     zkConnect: env.ZK_CONNECT?.trim() || undefined,
     zookeeperHome: env.ZOOKEEPER_HOME || undefined,
     javaHome: env.JAVA_HOME || undefined,
-    dataDir: resolve(env.MRTQ_DATA_DIR ?? '.data'),
+    dataDir,
     containers,
     zkSessionTimeoutMs: positiveInt('ZK_SESSION_TIMEOUT_MS', env.ZK_SESSION_TIMEOUT_MS, 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
+    ingest: loadIngestSettings(env, dataDir),
   };
 }

@@ -1,0 +1,98 @@
+import { resolve } from 'node:path';
+import type { IngestSettings, ServiceEndpoint } from './steps/ingest/contracts.js';
+
+const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** Collects every bad setting, so one start reports them all. */
+class Problems {
+  readonly list: string[] = [];
+  int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < min) {
+      this.list.push(`${name} must be a whole number of at least ${min}, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+  fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+    const raw = env[name];
+    if (raw === undefined || raw === '') return fallback;
+    const value = Number(raw);
+    if (!(value > 0 && value <= 1)) {
+      this.list.push(`${name} must be a number above 0 and at most 1, got "${raw}"`);
+      return fallback;
+    }
+    return value;
+  }
+  endpoint(env: NodeJS.ProcessEnv, name: string): ServiceEndpoint {
+    const raw = env[name];
+    if (!raw) return { kind: 'local' };
+    if (!/^https?:\/\//.test(raw)) {
+      this.list.push(`${name} must be an http(s) URL, got "${raw}"`);
+      return { kind: 'local' };
+    }
+    return { kind: 'http', url: raw };
+  }
+}
+
+/** An error listing every invalid ingest setting by its variable name. */
+export class IngestConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid settings:\n  ${problems.join('\n  ')}`);
+    this.name = 'IngestConfigError';
+  }
+}
+
+/**
+ * The ingest steps' settings from the environment, with embedded defaults under `dataDir`:
+ * local minter, storage and inventory, reports to an outbox, `file://` payloads only from
+ * `<dataDir>/incoming`. Called by loadConfig (the only reader of process.env).
+ */
+export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): IngestSettings {
+  const p = new Problems();
+  const roots = (env.MRTQ_FILE_ROOTS ?? resolve(dataDir, 'incoming'))
+    .split(':')
+    .filter(Boolean)
+    .map((r) => resolve(r));
+  const smtpHost = env.MRTQ_SMTP_HOST;
+  const settings: IngestSettings = {
+    fetch: {
+      roots,
+      timeoutMs: p.int(env, 'MRTQ_FETCH_TIMEOUT_MS', 30_000, 1),
+      retries: p.int(env, 'MRTQ_FETCH_RETRIES', 3),
+      retryBaseMs: p.int(env, 'MRTQ_FETCH_RETRY_BASE_MS', 500, 1),
+      maxManifestBytes: p.int(env, 'MRTQ_MAX_MANIFEST_BYTES', 16 * MiB, 1),
+      maxFileBytes: p.int(env, 'MRTQ_MAX_FILE_BYTES', 50 * GiB, 1),
+      concurrency: p.int(env, 'MRTQ_FETCH_CONCURRENCY', 4, 1),
+    },
+    containers: {
+      maxEntries: p.int(env, 'MRTQ_CONTAINER_MAX_ENTRIES', 100_000, 1),
+      maxTotalBytes: p.int(env, 'MRTQ_CONTAINER_MAX_BYTES', 50 * GiB, 1),
+      maxEntryBytes: p.int(env, 'MRTQ_CONTAINER_MAX_ENTRY_BYTES', 20 * GiB, 1),
+      maxRatio: p.int(env, 'MRTQ_CONTAINER_MAX_RATIO', 200, 1),
+    },
+    workRoot: resolve(env.MRTQ_WORK_ROOT ?? resolve(dataDir, 'work')),
+    maxUsedFraction: p.fraction(env, 'MRTQ_MAX_USED_FRACTION', 0.7),
+    largeJobBytes: p.int(env, 'MRTQ_LARGE_JOB_BYTES', GiB, 1),
+    largeJobPriority: p.int(env, 'MRTQ_LARGE_JOB_PRIORITY', 10),
+    profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? 'profiles'),
+    dataDir,
+    minter: p.endpoint(env, 'MRTQ_MINTER_URL'),
+    storage: p.endpoint(env, 'MRTQ_STORAGE_URL'),
+    inventory: p.endpoint(env, 'MRTQ_INVENTORY_URL'),
+  };
+  if (smtpHost) {
+    settings.smtp = {
+      host: smtpHost,
+      port: p.int(env, 'MRTQ_SMTP_PORT', 25, 1),
+      from: env.MRTQ_SMTP_FROM ?? 'merritt-ingest@localhost',
+      secure: env.MRTQ_SMTP_SECURE === 'true',
+    };
+  }
+  if (settings.largeJobPriority > 99) p.list.push('MRTQ_LARGE_JOB_PRIORITY must be at most 99');
+  if (p.list.length > 0) throw new IngestConfigError(p.list);
+  return settings;
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { IngestConfigError } from '../../../src/config-ingest.js';
+
+describe('configuration from the environment', () => {
+  it('has embedded defaults under the data directory', () => {
+    const config = loadConfig({ MRTQ_DATA_DIR: '/srv/mrtq' });
+    expect(config.zkConnect).toBeUndefined();
+    expect(config.ingest).toMatchObject({
+      workRoot: '/srv/mrtq/work',
+      maxUsedFraction: 0.7,
+      minter: { kind: 'local' },
+      storage: { kind: 'local' },
+      inventory: { kind: 'local' },
+      fetch: { roots: ['/srv/mrtq/incoming'] },
+    });
+    expect(config.ingest.smtp).toBeUndefined();
+  });
+
+  it('selects HTTP services and SMTP when configured', () => {
+    const config = loadConfig({
+      MRTQ_DATA_DIR: '/d',
+      MRTQ_STORAGE_URL: 'http://127.0.0.1:9000/store',
+      MRTQ_SMTP_HOST: '127.0.0.1',
+      MRTQ_SMTP_PORT: '2525',
+      MRTQ_FILE_ROOTS: '/a:/b',
+    });
+    expect(config.ingest.storage).toEqual({ kind: 'http', url: 'http://127.0.0.1:9000/store' });
+    expect(config.ingest.smtp).toMatchObject({ host: '127.0.0.1', port: 2525 });
+    expect(config.ingest.fetch.roots).toEqual(['/a', '/b']);
+  });
+
+  it('names every bad setting at once', () => {
+    let error: unknown;
+    try {
+      loadConfig({ MRTQ_MAX_USED_FRACTION: '1.5', MRTQ_FETCH_RETRIES: '-1', MRTQ_MINTER_URL: 'ftp://x' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(IngestConfigError);
+    const problems = (error as IngestConfigError).problems.join('\n');
+    expect(problems).toContain('MRTQ_MAX_USED_FRACTION');
+    expect(problems).toContain('MRTQ_FETCH_RETRIES');
+    expect(problems).toContain('MRTQ_MINTER_URL');
+  });
+
+  it('refuses a bad session timeout by name', () => {
+    expect(() => loadConfig({ ZK_SESSION_TIMEOUT_MS: 'soon' })).toThrow(/ZK_SESSION_TIMEOUT_MS/);
+  });
+});
