@@ -1,5 +1,5 @@
 import { interval, type Subscription } from 'rxjs';
-import type { JobState } from '../../machines/index.js';
+import { jobWorkingStates, type JobState } from '../../machines/index.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
 import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
 import { batchPath, jobPath } from '../queue/paths.js';
@@ -12,15 +12,7 @@ import type { EngineDeps } from './deps.js';
 import { isWorkingState, runJobStep, takePendingJob } from './job-work.js';
 
 /** Job states a consumer can serve: pending and every working state. */
-export const SERVABLE_JOB_STATES = [
-  'pending',
-  'estimating',
-  'provisioning',
-  'downloading',
-  'processing',
-  'recording',
-  'notify',
-] as const satisfies readonly JobState[];
+export const SERVABLE_JOB_STATES = ['pending', ...jobWorkingStates] as const satisfies readonly JobState[];
 export type ServableJobState = (typeof SERVABLE_JOB_STATES)[number];
 export const BATCH_WORK: readonly BatchWork[] = ['expand', 'report', 'update-report'];
 

@@ -1,51 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acquireBatch } from '../../../src/queue/batch-acquire.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import type { QueueError } from '../../../src/queue/errors.js';
 import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
 import { commitJobTransition } from '../../../src/queue/job-transition.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
+import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
-
-const spec = (position: number, priority?: number): JobSpec => ({
-  position,
-  priority,
-  configuration: {
-    profile_name: 'p',
-    submitter: 's',
-    payload_url: `u${position}`,
-    payload_type: 'object_manifest',
-  },
-});
-
-async function expandedBatch(ctx: QueueContext, specs: JobSpec[]): Promise<{ bid: string; jids: string[] }> {
-  const { bid } = await createBatch(ctx, {
-    profile_name: 'p',
-    submitter: 's',
-    payload_url: 'u',
-    type: 'file',
-  });
-  const acquired = (await acquireBatch(ctx, 'expand', { candidates: [bid] }))!;
-  const processing = await commitBatchTransition(
-    ctx,
-    acquired,
-    { type: 'batch.acquired' },
-    { release: false },
-  );
-  const { created } = await createJobs(ctx, bid, specs);
-  await commitBatchTransition(
-    ctx,
-    { batch: processing, lock: acquired.lock },
-    { type: 'expand.done', jobCount: created.length },
-  );
-  return { bid, jids: created.map((c) => c.jid) };
-}
 
 /** Takes pending jobs one after another and moves each to estimating, until none is left. */
 async function drain(ctx: QueueContext, taken: string[], invalid: string[]): Promise<void> {
@@ -66,7 +29,12 @@ describe('acquiring work', () => {
   });
 
   it('takes jobs in priority order: lower PP first, then jid', async () => {
-    const { jids } = await expandedBatch(ctx, [spec(0, 7), spec(1, 3), spec(2, 5), spec(3, 3)]);
+    const { jids } = await expandedBatch(ctx, [
+      objectSpec(0, {}, 7),
+      objectSpec(1, {}, 3),
+      objectSpec(2, {}, 5),
+      objectSpec(3, {}, 3),
+    ]);
     const order: string[] = [];
     await drain(ctx, order, []);
     expect(order).toEqual([jids[1], jids[3], jids[2], jids[0]]);
@@ -75,7 +43,7 @@ describe('acquiring work', () => {
   it('8 concurrent acquirers in separate sessions take each of 300 jobs exactly once', async () => {
     const { jids } = await expandedBatch(
       ctx,
-      Array.from({ length: 300 }, (_, i) => spec(i)),
+      Array.from({ length: 300 }, (_, i) => objectSpec(i)),
     );
     const workers = await Promise.all(
       Array.from({ length: 8 }, async () => queueContext(await chroot.connect())),
@@ -93,7 +61,7 @@ describe('acquiring work', () => {
   it('skips and reports jobs with malformed JSON, an unknown status or no status; every other job still runs', async () => {
     const { jids } = await expandedBatch(
       ctx,
-      Array.from({ length: 6 }, (_, i) => spec(i)),
+      Array.from({ length: 6 }, (_, i) => objectSpec(i)),
     );
     const [malformed, unknown, missing] = jids as [string, string, string];
     await ctx.zk.setData(`/jobs/${malformed}/status`, '{"status": "Pending", ');

@@ -22,47 +22,19 @@ import {
 } from '../../../src/queue/queue-locks.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
+import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
 
-const spec = (position: number, collection = 'demo'): JobSpec => ({
-  position,
-  configuration: {
-    profile_name: 'p',
-    submitter: 's',
-    payload_url: `u${position}`,
-    payload_type: 'file',
-    collection,
-  },
-});
+const spec = (position: number, collection = 'demo'): JobSpec =>
+  objectSpec(position, { payload_url: `u${position}`, payload_type: 'file', collection });
 
 describe('operator actions', () => {
   let ctx: QueueContext;
   let worker: QueueContext;
 
-  async function batchWithJobs(specs: JobSpec[]): Promise<{ bid: string; jids: string[] }> {
-    const { bid } = await createBatch(ctx, {
-      profile_name: 'p',
-      submitter: 's',
-      payload_url: 'u',
-      type: 'file',
-    });
-    const acquired = (await acquireBatch(ctx, 'expand', { candidates: [bid] }))!;
-    const processing = await commitBatchTransition(
-      ctx,
-      acquired,
-      { type: 'batch.acquired' },
-      { release: false },
-    );
-    const { created } = await createJobs(ctx, bid, specs);
-    await commitBatchTransition(
-      ctx,
-      { batch: processing, lock: acquired.lock },
-      { type: 'expand.done', jobCount: created.length },
-    );
-    return { bid, jids: created.map((c) => c.jid) };
-  }
+  const batchWithJobs = (specs: JobSpec[]) => expandedBatch(ctx, specs);
 
   beforeAll(async () => {
     ctx = queueContext(await chroot.connect());

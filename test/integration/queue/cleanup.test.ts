@@ -1,21 +1,17 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BatchEvent, JobEvent } from '../../../machines/index.js';
+import type { JobEvent } from '../../../machines/index.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import { commitBatchTransition, type BatchCommitOptions } from '../../../src/queue/batch-transition.js';
 import { cleanup, type CleanupReport } from '../../../src/queue/cleanup.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { doctor } from '../../../src/queue/doctor.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { commitJobTransition } from '../../../src/queue/job-transition.js';
+import { createJobs } from '../../../src/queue/job-create.js';
 import { tryLock } from '../../../src/queue/locks.js';
 import { formatTimestamp } from '../../../src/queue/timestamps.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
+import { driveBatch, driveJob, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -32,39 +28,6 @@ const TO_COMPLETED: JobEvent[] = [
   { type: 'record.done' },
   { type: 'notify.done' },
 ];
-
-function spec(position: number): JobSpec {
-  const payload_url = `https://example.org/object-${position}.checkm`;
-  return {
-    position,
-    configuration: {
-      profile_name: 'demo',
-      submitter: 'depositor',
-      payload_url,
-      payload_type: 'object_manifest',
-    },
-  };
-}
-
-async function driveJob(ctx: QueueContext, jid: string, events: JobEvent[]): Promise<void> {
-  for (const event of events) {
-    const { status } = await loadJob(ctx, jid);
-    const acquired = await acquireJob(ctx, status, { skip: (j) => j !== jid });
-    if (!acquired) throw new Error(`could not acquire ${jid} in ${status}`);
-    await commitJobTransition(ctx, acquired, event);
-  }
-}
-
-async function driveBatch(
-  ctx: QueueContext,
-  bid: string,
-  event: BatchEvent,
-  options?: BatchCommitOptions,
-): Promise<void> {
-  const attempt = await tryLock(ctx, `/batches/${bid}`);
-  if (!attempt.held) throw new Error(`could not lock ${bid}`);
-  await commitBatchTransition(ctx, { batch: await loadBatch(ctx, bid), lock: attempt.lock }, event, options);
-}
 
 async function newBatch(ctx: QueueContext, uuid?: string): Promise<string> {
   const submission = {
@@ -88,7 +51,7 @@ async function completedBatch(
     await createJobs(
       ctx,
       bid,
-      Array.from({ length: count }, (_, i) => spec(i)),
+      Array.from({ length: count }, (_, i) => objectSpec(i)),
     )
   ).created.map((c) => c.jid);
   await driveBatch(ctx, bid, { type: 'expand.done', jobCount: count });
@@ -132,7 +95,7 @@ describe('cleanup', () => {
     await tryLock(other, `/jobs/${ids.lockedJob}`);
     ids.processing = await newBatch(old);
     await driveBatch(old, ids.processing, { type: 'batch.acquired' });
-    ids.pendingJob = (await createJobs(old, ids.processing, [spec(0)])).created[0]!.jid;
+    ids.pendingJob = (await createJobs(old, ids.processing, [objectSpec(0)])).created[0]!.jid;
     ids.deleted = await newBatch(old, 'uuid-deleted');
     await driveBatch(old, ids.deleted, { type: 'admin.hold' });
     await driveBatch(old, ids.deleted, { type: 'admin.delete' });
@@ -252,7 +215,7 @@ describe('cleanup', () => {
   it('never removes a completed batch whose batch-processing folder is not empty', async () => {
     const bid = await newBatch(old);
     await driveBatch(old, bid, { type: 'batch.acquired' });
-    const { created } = await createJobs(old, bid, [spec(0)]);
+    const { created } = await createJobs(old, bid, [objectSpec(0)]);
     const stamp = formatTimestamp(new Date(Date.now() - 30 * DAY));
     await ctx.zk.setData(
       `/batches/${bid}/status`,

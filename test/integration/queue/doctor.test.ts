@@ -1,19 +1,15 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { BatchEvent, JobEvent } from '../../../machines/index.js';
+import type { JobEvent } from '../../../machines/index.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import { commitBatchTransition, type BatchCommitOptions } from '../../../src/queue/batch-transition.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { doctor, type DoctorProblem } from '../../../src/queue/doctor.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { commitJobTransition } from '../../../src/queue/job-transition.js';
+import { createJobs } from '../../../src/queue/job-create.js';
 import { tryLock } from '../../../src/queue/locks.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
+import { driveBatch, driveJob, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot, type ZkChroot } from '../../support/zk-chroot.js';
 
 const clean = useZkChroot();
@@ -36,39 +32,6 @@ const TO_FAILED: JobEvent[] = [
   { type: 'download.failed', message: 'HTTP 404 for object-1.checkm' },
 ];
 
-function spec(position: number): JobSpec {
-  const payload_url = `https://example.org/object-${position}.checkm`;
-  return {
-    position,
-    configuration: {
-      profile_name: 'demo',
-      submitter: 'depositor',
-      payload_url,
-      payload_type: 'object_manifest',
-    },
-  };
-}
-
-async function driveJob(ctx: QueueContext, jid: string, events: JobEvent[]): Promise<void> {
-  for (const event of events) {
-    const { status } = await loadJob(ctx, jid);
-    const acquired = await acquireJob(ctx, status, { skip: (j) => j !== jid });
-    if (!acquired) throw new Error(`could not acquire ${jid} in ${status}`);
-    await commitJobTransition(ctx, acquired, event);
-  }
-}
-
-async function driveBatch(
-  ctx: QueueContext,
-  bid: string,
-  event: BatchEvent,
-  options?: BatchCommitOptions,
-): Promise<void> {
-  const attempt = await tryLock(ctx, `/batches/${bid}`);
-  if (!attempt.held) throw new Error(`could not lock ${bid}`);
-  await commitBatchTransition(ctx, { batch: await loadBatch(ctx, bid), lock: attempt.lock }, event, options);
-}
-
 /** A batch acquired and expanded into `count` pending jobs. */
 async function expandedBatch(
   ctx: QueueContext,
@@ -86,7 +49,7 @@ async function expandedBatch(
   const { created } = await createJobs(
     ctx,
     bid,
-    Array.from({ length: count }, (_, i) => spec(i)),
+    Array.from({ length: count }, (_, i) => objectSpec(i)),
   );
   await driveBatch(ctx, bid, { type: 'expand.done', jobCount: count });
   return { bid, jids: created.map((job) => job.jid) };
