@@ -78,7 +78,7 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
     maxUsedFraction: p.fraction(env, 'MRTQ_MAX_USED_FRACTION', 0.7),
     largeJobBytes: p.int(env, 'MRTQ_LARGE_JOB_BYTES', GiB, 1),
     largeJobPriority: p.int(env, 'MRTQ_LARGE_JOB_PRIORITY', 10),
-    profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? 'profiles'),
+    profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? resolve(import.meta.dirname, '..', 'profiles')),
     dataDir,
     minter: p.endpoint(env, 'MRTQ_MINTER_URL'),
     storage: p.endpoint(env, 'MRTQ_STORAGE_URL'),

@@ -9,7 +9,9 @@ import {
   type ServableJobState,
 } from './engine/engine.js';
 import { fileLedger, noLedger } from './engine/ledger.js';
+import type { BatchSteps, JobSteps } from './engine/steps.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
+import { createIngestSteps } from './steps/ingest/index.js';
 import { createSimulatedSteps } from './steps/simulated.js';
 import { connectZk, type ZkClient } from './zk/index.js';
 import { startEmbedded } from './zk-server/embedded.js';
@@ -20,8 +22,8 @@ export interface ServiceOptions {
   zkConnect?: string;
   jobStates?: readonly ServableJobState[];
   batchWork?: readonly BatchWork[];
-  /** Which step implementations run: only `simulated` until the ingest steps land (issue #6). */
-  steps?: 'simulated';
+  /** Which step implementations run: the ingest steps (default) or simulated ones (tests, benchmarks). */
+  steps?: 'ingest' | 'simulated';
   stepDelayMs?: number;
   /** Append every step start and commit to this JSON-lines file. */
   ledgerFile?: string;
@@ -59,10 +61,16 @@ export async function startService(config: Config, options: ServiceOptions, log:
     log.info({ url: inspector.url }, 'Stately inspector relay (open in a browser on this machine)');
   const zk = await connectZk({ connectString, sessionTimeoutMs: config.zkSessionTimeoutMs, logger: log });
   const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
+  const queue = { zk, log: log.child({ component: 'queue' }), now: () => new Date() };
+  const steps: { jobSteps: JobSteps; batchSteps: BatchSteps; close?: () => Promise<void> } =
+    options.steps === 'simulated'
+      ? createSimulatedSteps({ stepDelayMs: options.stepDelayMs })
+      : await createIngestSteps(config.ingest, queue);
   const engine = new Engine(
     {
-      queue: { zk, log: log.child({ component: 'queue' }), now: () => new Date() },
-      ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
+      queue,
+      jobSteps: steps.jobSteps,
+      batchSteps: steps.batchSteps,
       ledger: options.ledgerFile ? fileLedger(options.ledgerFile) : noLedger,
       log: log.child({ component: 'engine' }),
       inspect: inspector?.inspect,
@@ -82,6 +90,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
     inspector,
     async stop(graceMs = 10_000) {
       await engine.stop(graceMs);
+      await steps.close?.();
       session.unsubscribe();
       await zk.close();
       await inspector?.stop();

@@ -14,13 +14,14 @@ export interface EngineProcess {
   signal(signal: NodeJS.Signals): void;
 }
 
-/** Starts `mrtq serve` as a real child process and resolves once its engine has started. */
+/** Starts `mrtq serve` (simulated steps unless `--steps` is given) as a real child process; resolves once its engine has started. */
 export async function startEngineProcess(
   connectString: string,
   args: string[],
   env: Record<string, string> = {},
 ): Promise<EngineProcess> {
-  const proc = spawn(process.execPath, [BIN, 'serve', '--zk', connectString, ...args], {
+  const steps = args.includes('--steps') ? [] : ['--steps', 'simulated'];
+  const proc = spawn(process.execPath, [BIN, 'serve', '--zk', connectString, ...steps, ...args], {
     env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -61,7 +61,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
       `batch work to do (${BATCH_WORK.join(',')}, or none); default all, or none with --states`,
       listOf('batch work', BATCH_WORK),
     )
-    .option('--steps <kind>', 'step implementations: simulated (the ingest steps are issue #6)', 'simulated')
+    .option(
+      '--steps <kind>',
+      'step implementations: ingest, or simulated (sim:<n> payloads; for tests and benchmarks)',
+      'ingest',
+    )
     .option('--step-delay <ms>', 'time each simulated step takes', nonNegative('--step-delay'), 0)
     .option('--ledger <file>', 'append every step start and commit to this JSON-lines file')
     .option(
@@ -80,8 +84,9 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .option('--inspect', 'start the Stately inspector relay and attach it to every machine actor')
     .option('--inspect-port <port>', 'port of the inspector relay', nonNegative('--inspect-port'), 8080)
     .action(async (flags: ServeFlags) => {
-      if (flags.steps !== 'simulated')
-        throw new CliError(`unknown --steps "${flags.steps}" (available: simulated)`, ExitCode.usage);
+      if (flags.steps !== 'ingest' && flags.steps !== 'simulated') {
+        throw new CliError(`unknown --steps "${flags.steps}" (available: ingest, simulated)`, ExitCode.usage);
+      }
       const log = createLogger(ctx.config.logLevel);
       const service = await startService(
         ctx.config,
@@ -89,7 +94,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
           zkConnect: ctx.zkFlag(),
           jobStates: flags.states,
           batchWork: flags.batches ?? (flags.states ? [] : undefined),
-          steps: 'simulated',
+          steps: flags.steps,
           stepDelayMs: flags.stepDelay,
           ledgerFile: flags.ledger,
           sweepIntervalMs: flags.sweep,

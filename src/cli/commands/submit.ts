@@ -5,6 +5,8 @@ import { ensureQueueTree } from '../../queue/tree-init.js';
 import { connectForCommand } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { commandQueueContext } from '../options.js';
+import { CliError, ExitCode } from '../exit-codes.js';
+import { loadProfiles } from '../../steps/ingest/profiles.js';
 
 interface SubmitFlags {
   profile: string;
@@ -17,9 +19,8 @@ interface SubmitFlags {
 }
 
 /**
- * `mrtq submit <payload-url>`: queues a batch (pending) and prints its id. Profiles, manifests
- * and uploads come with the ingest steps and the API (issues #6, #7); the simulated steps expand
- * payloads of the form `sim:<number of jobs>`.
+ * `mrtq submit <payload-url>`: queues a batch (pending) and prints its id; an unknown profile is
+ * refused. Uploads and the HTTP API are issue #7; the simulated steps expand `sim:<n>` payloads.
  */
 export function registerSubmit(program: Command, ctx: CliContext): void {
   program
@@ -33,11 +34,20 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
       'file, container, object-manifest, manifest-of-manifests, manifest-of-containers',
       'file',
     )
-    .option('--collection <mnemonic>', 'collection the batch belongs to (collection holds apply)')
+    .option('--collection <mnemonic>', "collection the batch belongs to (default: the profile's)")
     .option('--uuid <uuid>', 'batch uuid; submitting the same uuid twice returns the first batch')
     .option('--title <erc_what>', 'ERC what')
     .option('--json', 'print {"bid","uuid","created"}')
     .action(async (payloadUrl: string, flags: SubmitFlags) => {
+      const profiles = await loadProfiles(ctx.config.ingest.profilesDir);
+      if (!profiles.names().includes(flags.profile)) {
+        const known = profiles.names().join(', ') || 'none';
+        throw new CliError(
+          `unknown profile "${flags.profile}" (known in ${ctx.config.ingest.profilesDir}: ${known})`,
+          ExitCode.usage,
+        );
+      }
+      const collection = flags.collection ?? profiles.getProfile(flags.profile).collection;
       const zk = await connectForCommand(ctx.config, ctx.zkFlag());
       try {
         const queue = commandQueueContext(zk);
@@ -52,7 +62,7 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
           submissionDate: new Date().toISOString(),
           batchID: uuid,
           ...(flags.title ? { erc_what: flags.title } : {}),
-          ...(flags.collection ? { collection: flags.collection } : {}),
+          collection,
         });
         if (flags.json) ctx.stdout.write(JSON.stringify({ bid, uuid, created }) + '\n');
         else ctx.stdout.write(`${bid}\n`);

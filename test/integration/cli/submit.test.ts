@@ -19,6 +19,11 @@ describe('mrtq submit', () => {
     expect(again.stdout.trim()).toBe(bid);
     expect(again.stderr).toContain('nothing new was queued');
 
+    const unknown = await runCli(['submit', 'sim:1', '--profile', 'nope', ...zk]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown profile "nope"');
+    expect(unknown.stderr).toContain('demo');
+
     const missing = await runCli(['submit', 'sim:1', ...zk]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("required option '--profile <name>'");

@@ -1,0 +1,172 @@
+import type { FileHandle } from 'node:fs/promises';
+import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import type { FetchSettings } from './contracts.js';
+import { FetchError } from './errors.js';
+import { checkAnnounced, pump, tooLarge, type Expected, type FileProgress } from './fetch-sink.js';
+import { withRetries } from './fetch-retry.js';
+
+type Response = Dispatcher.ResponseData;
+
+/** The `http(s)://` side of the fetcher: one connection pool, redirects followed. */
+export interface HttpSource {
+  text(url: string, maxBytes: number, signal: AbortSignal): Promise<string>;
+  fill(
+    url: string,
+    fh: FileHandle,
+    progress: FileProgress,
+    expected: Expected,
+    signal: AbortSignal,
+  ): Promise<void>;
+  head(url: string, signal: AbortSignal): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+function contentLength(headers: IncomingHttpHeaders): number | undefined {
+  const value = Number(headers['content-length']);
+  return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** Start and total of `Content-Range: bytes 100-199/200`. */
+function contentRange(headers: IncomingHttpHeaders): { start: number; total?: number } | undefined {
+  const match = /^bytes (\d+)-\d+\/(\d+|\*)$/.exec(String(headers['content-range'] ?? '').trim());
+  if (!match) return undefined;
+  return { start: Number(match[1]), total: match[2] === '*' ? undefined : Number(match[2]) };
+}
+
+/** What `If-Range` may carry: a strong ETag, else Last-Modified (a weak ETag is not allowed there). */
+function validatorOf(headers: IncomingHttpHeaders): string | undefined {
+  const etag = headers.etag;
+  if (typeof etag === 'string' && !etag.startsWith('W/')) return etag;
+  const modified = headers['last-modified'];
+  return typeof modified === 'string' ? modified : undefined;
+}
+
+/** 404/410 are "not found", 5xx may pass, other statuses are the depositor's to fix. */
+function statusError(url: string, status: number): FetchError {
+  const text = `${url}: HTTP ${status} ${STATUS_CODES[status] ?? ''}`.trim();
+  if (status === 404 || status === 410) return new FetchError('FETCH_NOT_FOUND', url, text, { status });
+  return new FetchError('FETCH_STATUS', url, text, { status, retryable: status >= 500 });
+}
+
+/** Frees the connection of a response whose body we do not (or no longer) read. */
+function discard(res: Response): void {
+  if (res.body.destroyed) return;
+  // Destroying an unread body makes undici emit an abort error nobody else would listen to.
+  res.body.on('error', () => undefined);
+  res.body.destroy();
+}
+
+type Send = (
+  url: string,
+  method: 'GET' | 'HEAD',
+  signal: AbortSignal,
+  headers?: Record<string, string>,
+) => Promise<Response>;
+
+/** One GET of a small resource, kept in memory up to `maxBytes`. */
+async function textOnce(send: Send, url: string, maxBytes: number, signal: AbortSignal): Promise<string> {
+  const res = await send(url, 'GET', signal);
+  try {
+    if (res.statusCode !== 200) throw statusError(url, res.statusCode);
+    checkAnnounced(url, contentLength(res.headers), maxBytes);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > maxBytes) throw tooLarge(url, maxBytes);
+      chunks.push(chunk);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } finally {
+    discard(res);
+  }
+}
+
+/** Creates the HTTP side with the settings' timeouts (connect, headers, idle body). */
+export function createHttpSource(settings: FetchSettings): HttpSource {
+  const agent = new Agent({
+    connect: { timeout: settings.timeoutMs },
+    headersTimeout: settings.timeoutMs,
+    bodyTimeout: settings.timeoutMs,
+  });
+  const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
+  const retry = (url: string, signal: AbortSignal) => ({ ...settings, url, signal });
+  const send: Send = (url, method, signal, headers = {}) =>
+    request(url, { method, signal, dispatcher, headers: { 'accept-encoding': 'identity', ...headers } });
+
+  return {
+    text: (url, maxBytes, signal) =>
+      withRetries(retry(url, signal), () => textOnce(send, url, maxBytes, signal)),
+    fill(url, fh, progress, expected, signal) {
+      const validator: { value?: string } = {};
+      const once = () => fillOnce({ url, fh, progress, expected, signal, validator, send, settings });
+      return withRetries(retry(url, signal), once);
+    },
+    async head(url, signal) {
+      const res = await send(url, 'HEAD', signal);
+      discard(res);
+      if (res.statusCode < 200 || res.statusCode > 299) throw statusError(url, res.statusCode);
+      return contentLength(res.headers);
+    },
+    close: () => agent.close(),
+  };
+}
+
+interface FillAttempt {
+  url: string;
+  fh: FileHandle;
+  progress: FileProgress;
+  expected: Expected;
+  signal: AbortSignal;
+  /** The validator of the first response, so a resumed range is of the same version of the file. */
+  validator: { value?: string };
+  send: Send;
+  settings: FetchSettings;
+}
+
+function rangeHeaders(a: FillAttempt): Record<string, string> {
+  if (a.progress.written === 0) return {};
+  const headers: Record<string, string> = { range: `bytes=${a.progress.written}-` };
+  if (a.validator.value) headers['if-range'] = a.validator.value;
+  return headers;
+}
+
+async function startOver(a: FillAttempt): Promise<void> {
+  a.progress.reset();
+  await a.fh.truncate(0);
+}
+
+/**
+ * One GET of a download. After an interrupted attempt it asks for the rest with a Range
+ * request; a 206 starting where we stopped is appended, a 200 starts the file over. It resumes
+ * only when a mix of two versions of the file would be noticed: the server gave a validator for
+ * `If-Range`, or the depositor's digest will be checked.
+ */
+async function fillOnce(a: FillAttempt): Promise<void> {
+  if (a.progress.written > 0 && !a.validator.value && !a.expected.digest) await startOver(a);
+  const resuming = a.progress.written > 0;
+  const res = await a.send(a.url, 'GET', a.signal, rangeHeaders(a));
+  try {
+    const range = res.statusCode === 206 ? contentRange(res.headers) : undefined;
+    const append = resuming && range?.start === a.progress.written;
+    if (!append) {
+      if (resuming && (res.statusCode === 206 || res.statusCode === 416)) {
+        await startOver(a);
+        throw new FetchError('FETCH_NETWORK', a.url, `${a.url}: the server did not resume the download`, {
+          retryable: true,
+        });
+      }
+      // Any other failure keeps what we have: a later attempt may still resume from it.
+      if (res.statusCode !== 200) throw statusError(a.url, res.statusCode);
+      await startOver(a);
+      a.validator.value = validatorOf(res.headers);
+    }
+    const total = append ? range?.total : contentLength(res.headers);
+    checkAnnounced(a.url, total, a.settings.maxFileBytes, a.expected.size);
+    const limits = { maxBytes: a.settings.maxFileBytes, expectedSize: a.expected.size };
+    await pump(res.body, { url: a.url, fh: a.fh, progress: a.progress, limits }, a.signal);
+  } finally {
+    discard(res);
+  }
+}

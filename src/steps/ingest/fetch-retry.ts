@@ -1,0 +1,108 @@
+import { sleep } from '../abortable-sleep.js';
+import { FetchError } from './errors.js';
+
+/** undici's timeout codes: connect, waiting for headers, idle body. */
+const TIMEOUTS: Readonly<Record<string, string>> = {
+  UND_ERR_CONNECT_TIMEOUT: 'connecting',
+  UND_ERR_HEADERS_TIMEOUT: 'waiting for the response',
+  UND_ERR_BODY_TIMEOUT: 'waiting for data',
+};
+
+/** Network failures spelled out for the depositor. */
+const NETWORK: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed',
+  UND_ERR_SOCKET: 'connection closed by the server before the response was complete',
+};
+
+/** Local file-system failures: ours, not the depositor's, and not made better by trying again. */
+const LOCAL = new Set([
+  'ENOSPC',
+  'EDQUOT',
+  'EACCES',
+  'EPERM',
+  'EROFS',
+  'EISDIR',
+  'ENOTDIR',
+  'EMFILE',
+  'ENFILE',
+]);
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function lookup(table: Readonly<Record<string, string>>, code: string | undefined): string | undefined {
+  return code !== undefined && Object.hasOwn(table, code) ? table[code] : undefined;
+}
+
+/**
+ * Maps a failed attempt to a FetchError naming the URL (retryable for network errors and
+ * timeouts). Local disk errors and anything else that is not about the URL are returned as
+ * they are, so they are neither retried nor blamed on the depositor.
+ */
+export function classify(url: string, err: unknown, timeoutMs: number): unknown {
+  if (err instanceof FetchError) return err;
+  const code = codeOf(err);
+  const phase = lookup(TIMEOUTS, code);
+  if (phase) {
+    return new FetchError('FETCH_TIMEOUT', url, `${url}: timed out after ${timeoutMs} ms ${phase}`, {
+      cause: err,
+      retryable: true,
+    });
+  }
+  if (code && LOCAL.has(code)) return err;
+  if (code || err instanceof TypeError) {
+    const what = lookup(NETWORK, code) ?? (err instanceof Error ? err.message : String(err));
+    return new FetchError('FETCH_NETWORK', url, `${url}: ${what}`, { cause: err, retryable: true });
+  }
+  return err;
+}
+
+/** The delay before attempt `n + 1`: exponential from `baseMs`, capped, with jitter so workers spread out. */
+export function backoffMs(attempt: number, baseMs: number): number {
+  const exponential = Math.min(baseMs * 2 ** (attempt - 1), 30_000);
+  return Math.round(exponential * (0.5 + Math.random() / 2));
+}
+
+/** What {@link withRetries} needs: the URL for messages, the retry settings, the abort signal. */
+export interface RetryOptions {
+  url: string;
+  retries: number;
+  retryBaseMs: number;
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+function gaveUp(err: FetchError, attempts: number): FetchError {
+  if (attempts === 1) return err;
+  return new FetchError(err.code, err.url, `${err.message} (gave up after ${attempts} attempts)`, {
+    cause: err.cause,
+    status: err.status,
+    attempts,
+  });
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good (not retryable: 4xx, mismatch, too large),
+ * or `retries` more attempts have failed. An abort ends it at once with the signal's reason.
+ */
+export async function withRetries<T>(options: RetryOptions, attempt: (n: number) => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt(n);
+    } catch (err) {
+      if (options.signal.aborted) throw options.signal.reason;
+      const failure = classify(options.url, err, options.timeoutMs);
+      if (!(failure instanceof FetchError)) throw failure;
+      if (!failure.retryable || n > options.retries) throw gaveUp(failure, n);
+      await sleep(backoffMs(n, options.retryBaseMs), options.signal);
+    }
+  }
+}

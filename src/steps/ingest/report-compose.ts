@@ -1,0 +1,115 @@
+import type { BatchJobLists } from '../../engine/steps.js';
+import type { BatchRecord } from '../../queue/batch-load.js';
+import type { StatusReport } from '../../queue/records.js';
+
+/** What a report says about one job, when it is cheap to find out. */
+export interface JobSummary {
+  ark?: string;
+  localIds?: string[];
+  /** The failure message of a failed job. */
+  message?: string;
+}
+
+export interface ReportInput {
+  batch: BatchRecord;
+  update: boolean;
+  jobs: BatchJobLists;
+  previous: StatusReport | undefined;
+  /** Summaries of (some of) the jobs; jobs missing here are listed by id only. */
+  summaries: ReadonlyMap<string, JobSummary>;
+}
+
+export interface ComposedReport {
+  subject: string;
+  text: string;
+}
+
+/** Jobs listed by name per section; the rest are counted ("… and 1200 more"). */
+export const MAX_LISTED = 500;
+
+/** What changed since the previous report (seed 003 update-reporting). */
+export interface ReportChanges {
+  /** Completed now, not reported as successful before (mostly jobs requeued after failing). */
+  succeededSince: string[];
+  /** Failed before and still failed. */
+  stillFailing: string[];
+  /** Failed now, not failed in the previous report. */
+  newlyFailed: string[];
+}
+
+export function changesSince(jobs: BatchJobLists, previous: StatusReport | undefined): ReportChanges {
+  const before = new Set(previous?.successful_jobs ?? []);
+  const failedBefore = new Set(previous?.failed_jobs ?? []);
+  return {
+    succeededSince: jobs.completed.filter((jid) => !before.has(jid)),
+    stillFailing: jobs.failed.filter((jid) => failedBefore.has(jid)),
+    newlyFailed: jobs.failed.filter((jid) => !failedBefore.has(jid)),
+  };
+}
+
+function describe(jid: string, summary: JobSummary | undefined): string {
+  if (!summary) return `  ${jid}`;
+  const parts = [jid];
+  if (summary.ark) parts.push(summary.ark);
+  if (summary.localIds?.length) parts.push(`local id ${summary.localIds.join(', ')}`);
+  if (summary.message) parts.push(summary.message.replace(/\s+/g, ' '));
+  return `  ${parts.join('  ')}`;
+}
+
+function section(title: string, jids: string[], summaries: ReadonlyMap<string, JobSummary>): string[] {
+  if (jids.length === 0) return [];
+  const listed = jids.slice(0, MAX_LISTED).map((jid) => describe(jid, summaries.get(jid)));
+  const more = jids.length > MAX_LISTED ? [`  … and ${jids.length - MAX_LISTED} more`] : [];
+  return ['', `${title} (${jids.length}):`, ...listed, ...more];
+}
+
+function header(input: ReportInput): string[] {
+  const { batch, jobs } = input;
+  const s = batch.submission;
+  const total = jobs.completed.length + jobs.failed.length + jobs.deleted.length;
+  return [
+    `Merritt ingest ${input.update ? 'update report' : 'report'} for batch ${batch.batchId}`,
+    '',
+    ...(s.batchID ? [`Batch uuid: ${s.batchID}`] : []),
+    `Profile: ${s.profile_name}`,
+    `Submitter: ${s.submitter}`,
+    `Payload: ${s.payload_url}`,
+    ...(s.erc_what ? [`Title: ${s.erc_what}`] : []),
+    `Jobs: ${total} (${jobs.completed.length} completed, ${jobs.failed.length} failed, ${jobs.deleted.length} deleted)`,
+  ];
+}
+
+function updateBody(input: ReportInput): string[] {
+  const changes = changesSince(input.jobs, input.previous);
+  const since = input.previous?.last_modified ? ` (${input.previous.last_modified})` : '';
+  const nothing =
+    changes.succeededSince.length + changes.newlyFailed.length === 0
+      ? ['', 'No job changed since then.']
+      : [];
+  return [
+    '',
+    `Changes since the previous report${since}:`,
+    ...nothing,
+    ...section('Completed since the previous report', changes.succeededSince, input.summaries),
+    ...section('Still failing', changes.stillFailing, input.summaries),
+    ...section('Failed since the previous report', changes.newlyFailed, input.summaries),
+  ];
+}
+
+/** The depositor's report: subject and plain text. */
+export function composeReport(input: ReportInput): ComposedReport {
+  const { batch, jobs } = input;
+  const name = batch.submission.batchID ?? batch.batchId;
+  const counts = `${jobs.completed.length} completed, ${jobs.failed.length} failed`;
+  const subject = input.update
+    ? `Merritt batch ${name} (${batch.submission.profile_name}) update: ${counts}`
+    : `Merritt batch ${name} (${batch.submission.profile_name}): ${counts}`;
+  const body = input.update
+    ? updateBody(input)
+    : [
+        ...section('Completed jobs', jobs.completed, input.summaries),
+        ...section('Failed jobs', jobs.failed, input.summaries),
+      ];
+  const deleted = section('Deleted jobs', jobs.deleted, input.summaries);
+  return { subject, text: [...header(input), ...body, ...deleted, ''].join('\n') };
+}

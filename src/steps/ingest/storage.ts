@@ -1,0 +1,50 @@
+import type { IngestSettings } from './contracts.js';
+import { createHttpStorage } from './storage-http.js';
+import { createLocalStorage } from './storage-local.js';
+import type { ManifestEntry } from './storage-manifest.js';
+
+/** One file to store: a downloaded file (`producer/…`) or a system file the engine wrote. */
+export type StoreFile = ManifestEntry;
+
+export interface StoreRequest {
+  ark: string;
+  /** The job's working directory; `files` paths are relative to it. */
+  workDir: string;
+  files: StoreFile[];
+  signal: AbortSignal;
+}
+
+export interface StoreResult {
+  /** The object version that holds exactly these files (1 for a new object). */
+  version: number;
+  /** Where that version's storage manifest can be read. */
+  manifestUrl: string;
+}
+
+/**
+ * Keeps object versions. `store` is idempotent: when the object's latest version already holds
+ * exactly these files (same storage manifest), it returns that version instead of adding one,
+ * so a step re-run after a crash stores nothing twice. Callers hold `/locks/storage/<ark>`.
+ */
+export interface Storage {
+  store(request: StoreRequest): Promise<StoreResult>;
+}
+
+export interface StorageOptions {
+  /**
+   * Base URL under which an HTTP storage service can fetch files of `workRoot`
+   * (`<base>/<bid>/<jid>/producer/a.tif`). Without it the manifest lists `file://` URLs, which
+   * only a service on the same host (or mount) can read.
+   */
+  filesBaseUrl?: string;
+}
+
+/** The storage the settings select: the local versioned store under `dataDir`, or the HTTP endpoint. */
+export function createStorage(
+  settings: Pick<IngestSettings, 'dataDir' | 'storage' | 'workRoot'>,
+  options: StorageOptions = {},
+): Storage {
+  const endpoint = settings.storage;
+  if (endpoint.kind === 'local') return createLocalStorage(settings.dataDir);
+  return createHttpStorage(endpoint, { workRoot: settings.workRoot, filesBaseUrl: options.filesBaseUrl });
+}

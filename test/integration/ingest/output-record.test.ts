@@ -1,0 +1,121 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { QueueContext } from '../../../src/queue/context.js';
+import type { JobRecord } from '../../../src/queue/job-load.js';
+import { releaseLock } from '../../../src/queue/locks.js';
+import { inventoryLockPath } from '../../../src/queue/paths.js';
+import { lockObject } from '../../../src/queue/queue-locks.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { IngestSettings } from '../../../src/steps/ingest/contracts.js';
+import { createInventory, type Inventory } from '../../../src/steps/ingest/inventory.js';
+import { readInventoryObject } from '../../../src/steps/ingest/inventory-local.js';
+import { createMinter } from '../../../src/steps/ingest/minter.js';
+import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
+import { createProcessStep } from '../../../src/steps/ingest/process.js';
+import { createRecordStep } from '../../../src/steps/ingest/record.js';
+import { createStorage } from '../../../src/steps/ingest/storage.js';
+import { queueContext } from '../../support/queue-context.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+import { jobRecord, outputSettings, prepareWorkDir, workDirFor } from './output-fixtures.js';
+
+const chroot = useZkChroot();
+const log = pino({ level: 'silent' });
+const signal = new AbortController().signal;
+
+describe('the recording step', () => {
+  let queue: QueueContext;
+  let other: QueueContext;
+  let root: string;
+  let settings: IngestSettings;
+  let inventory: Inventory;
+  let lockSeen: Array<string | undefined>;
+  let seq = 0;
+
+  beforeAll(async () => {
+    queue = queueContext(await chroot.connect());
+    other = queueContext(await chroot.connect());
+    await ensureQueueTree(queue.zk);
+  });
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'mrtq-record-'));
+    settings = outputSettings(root);
+    lockSeen = [];
+    const real = createInventory(settings);
+    inventory = {
+      lookupLocalId: (id, s) => real.lookupLocalId(id, s),
+      async record(request) {
+        lockSeen.push((await other.zk.exists(inventoryLockPath(request.ark)))?.ephemeralOwner);
+        return real.record(request);
+      },
+    };
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  /** A job processed for real, as the engine hands it to recording (identifiers written). */
+  async function processedJob(files: Record<string, string>, localId: string): Promise<JobRecord> {
+    const job = jobRecord(`jid${String(++seq).padStart(10, '0')}`);
+    await prepareWorkDir(workDirFor(settings, job), files, { localIdentifier: localId });
+    const process = createProcessStep({
+      settings,
+      minter: createMinter(settings),
+      storage: createStorage(settings),
+      inventory,
+      queue,
+    });
+    const writes = await process({ job, signal, log });
+    return { ...job, status: 'recording', identifiers: writes!.identifiers };
+  }
+
+  it('records the stored version under the inventory lock and returns the inventory node', async () => {
+    const job = await processedJob({ 'a.txt': 'alpha' }, 'loc-r1');
+    const ark = job.identifiers!.primary_id;
+    const writes = await createRecordStep({ settings, inventory, queue })({ job, signal, log });
+    const manifestUrl = `file://${settings.dataDir}/store/${ark.replace(/[:/]/g, '_')}/v1/manifest.checkm`;
+    expect(writes).toEqual({ inventory: { manifest_url: manifestUrl, mode: 'add' } });
+    expect(lockSeen).toEqual([queue.zk.sessionId]);
+    expect(await other.zk.exists(inventoryLockPath(ark))).toBeUndefined();
+    expect(await inventory.lookupLocalId('loc-r1', signal)).toBe(ark);
+    expect((await readInventoryObject(settings.dataDir, ark))?.versions).toHaveLength(1);
+
+    // Again (a crash before the transition committed): same answer, still one version.
+    expect(await createRecordStep({ settings, inventory, queue })({ job, signal, log })).toEqual(writes);
+    expect((await readInventoryObject(settings.dataDir, ark))?.versions).toHaveLength(1);
+  });
+
+  it('a later job for the same local id records version 2 in update mode', async () => {
+    const record = createRecordStep({ settings, inventory, queue });
+    const first = await processedJob({ 'a.txt': 'alpha' }, 'loc-r2');
+    await record({ job: first, signal, log });
+    const second = await processedJob({ 'a.txt': 'alpha, revised' }, 'loc-r2');
+    expect(second.identifiers!.primary_id).toBe(first.identifiers!.primary_id);
+    expect(await record({ job: second, signal, log })).toMatchObject({ inventory: { mode: 'update' } });
+    const object = await readInventoryObject(settings.dataDir, first.identifiers!.primary_id);
+    expect(object?.versions.map((v) => v.version)).toEqual([1, 2]);
+  });
+
+  it('refuses to record while another session holds the inventory lock', async () => {
+    const job = await processedJob({ 'a.txt': 'alpha' }, 'loc-r3');
+    const held = await lockObject(other, 'inventory', job.identifiers!.primary_id);
+    try {
+      const err: unknown = await createRecordStep({ settings, inventory, queue })({ job, signal, log }).catch(
+        (e: unknown) => e,
+      );
+      expect(isOutputError(err, 'OBJECT_LOCKED')).toBe(true);
+      expect((err as Error).message).toContain(`held by ZooKeeper session ${other.zk.sessionId}`);
+      expect(lockSeen).toEqual([]);
+    } finally {
+      await releaseLock(other, held!);
+    }
+  });
+
+  it('fails naming what to do when processing stored nothing', async () => {
+    const job = jobRecord('jid0000009999', { status: 'recording' });
+    await prepareWorkDir(workDirFor(settings, job), { 'a.txt': 'alpha' });
+    await expect(createRecordStep({ settings, inventory, queue })({ job, signal, log })).rejects.toThrow(
+      /holds no stored version \(system\/storage\.json\); requeue from processing/,
+    );
+  });
+});

@@ -1,0 +1,176 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
+import { createStorage, type StoreFile } from '../../../src/steps/ingest/storage.js';
+import { HTTP_MANIFEST_FILE } from '../../../src/steps/ingest/storage-http.js';
+import { parseStorageManifest } from '../../../src/steps/ingest/storage-manifest.js';
+import { startHttpRecorder, type HttpRecorder } from '../../support/http-recorder.js';
+import { prepareWorkDir, sha } from './output-fixtures.js';
+
+const signal = new AbortController().signal;
+const ARK = 'ark:/99999/fk4storage1';
+
+describe('the local object store', () => {
+  let root: string;
+  let workDir: string;
+  let dataDir: string;
+  let files: StoreFile[];
+  const contents = {
+    'a.txt': 'hello\n',
+    'images/b.bin': randomBytes(300_000),
+    'odd | name %.txt': '',
+  };
+
+  beforeEach(async () => {
+    root = await mkdtemp(join(tmpdir(), 'mrtq-store-'));
+    workDir = join(root, 'work', 'bid1', 'jid1');
+    dataDir = join(root, 'data');
+    files = (await prepareWorkDir(workDir, contents, {}, 'md5')).files;
+  });
+  afterEach(() => rm(root, { recursive: true, force: true }));
+
+  const storage = () => createStorage({ dataDir, workRoot: join(root, 'work'), storage: { kind: 'local' } });
+  const objectDir = () => join(dataDir, 'store', 'ark__99999_fk4storage1');
+
+  it('stores every file byte for byte with a manifest of their digests and sizes', async () => {
+    const result = await storage().store({ ark: ARK, workDir, files, signal });
+    expect(result.version).toBe(1);
+    expect(result.manifestUrl).toBe(`file://${objectDir()}/v1/manifest.checkm`);
+    for (const [name, data] of Object.entries(contents)) {
+      expect(
+        Buffer.compare(await readFile(join(objectDir(), 'v1', 'producer', name)), Buffer.from(data)),
+      ).toBe(0);
+    }
+    const manifest = parseStorageManifest(await readFile(join(objectDir(), 'v1', 'manifest.checkm'), 'utf8'));
+    expect(manifest.map((e) => e.path).sort()).toEqual(
+      Object.keys(contents)
+        .map((n) => `producer/${n}`)
+        .sort(),
+    );
+    for (const entry of manifest) {
+      const stored = await readFile(join(objectDir(), 'v1', entry.path));
+      expect(entry.size).toBe(stored.length);
+      expect(entry.digest).toEqual({ algorithm: 'md5', value: sha(stored, 'md5') });
+    }
+  });
+
+  it('returns the same version when the last one holds exactly these files, and adds one when a file changed', async () => {
+    const first = await storage().store({ ark: ARK, workDir, files, signal });
+    const again = await storage().store({ ark: ARK, workDir, files: [...files].reverse(), signal });
+    expect(again).toEqual(first);
+    expect((await readdir(objectDir())).filter((n) => n.startsWith('v'))).toEqual(['v1']);
+
+    await writeFile(join(workDir, 'producer', 'a.txt'), 'changed\n');
+    const changed = files.map((f) =>
+      f.path === 'producer/a.txt'
+        ? { ...f, size: 8, digest: { algorithm: 'md5' as const, value: sha('changed\n', 'md5') } }
+        : f,
+    );
+    const second = await storage().store({ ark: ARK, workDir, files: changed, signal });
+    expect(second.version).toBe(2);
+    expect(await readFile(join(objectDir(), 'v2', 'producer', 'a.txt'), 'utf8')).toBe('changed\n');
+    expect(await readFile(join(objectDir(), 'v1', 'producer', 'a.txt'), 'utf8')).toBe('hello\n');
+  });
+
+  it('refuses a file that no longer matches its recorded digest, leaving no version and no temporary files', async () => {
+    await writeFile(join(workDir, 'producer', 'a.txt'), 'HELLO\n');
+    const err: unknown = await storage()
+      .store({ ark: ARK, workDir, files, signal })
+      .catch((e: unknown) => e);
+    expect(isOutputError(err, 'DIGEST_MISMATCH')).toBe(true);
+    expect((err as Error).message).toMatch(/producer\/a\.txt: expected 6 bytes with md5 /);
+    expect((await readdir(objectDir())).sort()).toEqual(['ark.txt']);
+  });
+
+  it('clears what a crashed store left behind and stores normally', async () => {
+    await mkdir(join(objectDir(), '.tmp-99999-dead', 'producer'), { recursive: true });
+    await writeFile(join(objectDir(), '.tmp-99999-dead', 'producer', 'half'), 'x');
+    await writeFile(join(objectDir(), 'ark.txt'), `${ARK}\n`);
+    expect((await storage().store({ ark: ARK, workDir, files, signal })).version).toBe(1);
+    expect((await readdir(objectDir())).sort()).toEqual(['ark.txt', 'v1']);
+  });
+
+  it('refuses an ark whose directory name belongs to another ark', async () => {
+    await storage().store({ ark: 'ark:/99999/a_b', workDir, files, signal });
+    await expect(storage().store({ ark: 'ark:/99999/a/b', workDir, files, signal })).rejects.toThrow(
+      /belongs to ark:\/99999\/a_b, not ark:\/99999\/a\/b/,
+    );
+  });
+
+  it('stores nothing when the step is aborted', async () => {
+    const aborted = AbortSignal.abort(new Error('session lost'));
+    await expect(storage().store({ ark: ARK, workDir, files, signal: aborted })).rejects.toThrow();
+    expect((await readdir(objectDir())).filter((n) => n !== 'ark.txt')).toEqual([]);
+  });
+});
+
+describe('the HTTP storage client', () => {
+  let server: HttpRecorder;
+  let root: string;
+  let workDir: string;
+  let files: StoreFile[];
+
+  beforeAll(async () => {
+    server = await startHttpRecorder();
+    root = await mkdtemp(join(tmpdir(), 'mrtq-store-http-'));
+    workDir = join(root, 'work', 'bid1', 'jid1');
+    files = (await prepareWorkDir(workDir, { 'a b.txt': 'x' })).files;
+  });
+  afterAll(async () => {
+    await server.close();
+    await rm(root, { recursive: true, force: true });
+  });
+
+  const storage = () =>
+    createStorage(
+      {
+        dataDir: join(root, 'data'),
+        workRoot: join(root, 'work'),
+        storage: { kind: 'http', url: `${server.url}/add` },
+      },
+      { filesBaseUrl: 'http://ingest.example/work/' },
+    );
+
+  it('POSTs the manifest and its URL, and returns the version storage answers', async () => {
+    server.script({
+      status: 200,
+      contentType: 'application/json',
+      body: '{"version":3,"manifestUrl":"http://s/m3"}',
+    });
+    expect(await storage().store({ ark: ARK, workDir, files, signal })).toEqual({
+      version: 3,
+      manifestUrl: 'http://s/m3',
+    });
+    const request = server.requests.at(-1)!;
+    expect(request.headers['content-type']).toBe('application/json');
+    const body = JSON.parse(request.body) as {
+      ark: string;
+      manifestUrl: string;
+      manifest: string;
+      fileCount: number;
+    };
+    expect(body.ark).toBe(ARK);
+    expect(body.fileCount).toBe(1);
+    expect(body.manifestUrl).toBe('http://ingest.example/work/bid1/jid1/system/mrt-storage-manifest.checkm');
+    expect(body.manifest).toContain(
+      `http://ingest.example/work/bid1/jid1/producer/a%20b.txt | sha256 | ${sha('x')} | 1 |`,
+    );
+    expect(await readFile(join(workDir, HTTP_MANIFEST_FILE), 'utf8')).toBe(body.manifest);
+  });
+
+  it('fails with the status and the start of the answer when storage refuses', async () => {
+    server.script({ status: 503, body: 'storage node 9501 is offline' });
+    const err: unknown = await storage()
+      .store({ ark: ARK, workDir, files, signal })
+      .catch((e: unknown) => e);
+    expect(isOutputError(err, 'STORAGE_FAILED') && err.retryable).toBe(true);
+    expect((err as Error).message).toContain('answered 503 "storage node 9501 is offline"');
+    server.script({ status: 200, body: '<ok/>' });
+    await expect(storage().store({ ark: ARK, workDir, files, signal })).rejects.toThrow(
+      /expected 2xx JSON with a version/,
+    );
+  });
+});
