@@ -11,6 +11,8 @@ import { isQueueError } from '../queue/errors.js';
 import { batchChild } from '../queue/paths.js';
 import type { StatusReport } from '../queue/records.js';
 import { decodeJsonObject } from '../queue/wire.js';
+import { Attr, SpanName } from '../telemetry/attributes.js';
+import { markFailed, withSpan } from '../telemetry/span.js';
 import type { EngineDeps } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
@@ -115,15 +117,25 @@ async function runStep(
   const { batch } = acquired;
   deps.ledger.record({ kind: 'start', item: batch.batchId, state: batch.status });
   const { machine, input } = restoreBatch(batch);
+  const attributes = {
+    [Attr.batchId]: batch.batchId,
+    [Attr.state]: batch.status,
+    [Attr.profile]: batch.submission.profile_name,
+  };
   try {
-    return await runMachineStep<BatchEvent>({
-      machine,
-      input,
-      actorNames: BATCH_ACTORS,
-      actor,
-      run,
-      signal,
-      inspect: deps.inspect,
+    return await withSpan(SpanName.step(batch.status), attributes, async (span) => {
+      const event = await runMachineStep<BatchEvent>({
+        machine,
+        input,
+        actorNames: BATCH_ACTORS,
+        actor,
+        run,
+        signal,
+        inspect: deps.inspect,
+      });
+      span.setAttribute(Attr.event, event.type);
+      if ('message' in event && event.type.endsWith('.failed')) markFailed(span, event.message);
+      return event;
     });
   } catch (err) {
     await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);

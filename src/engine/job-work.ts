@@ -3,6 +3,9 @@ import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord } from '../queue/job-transition.js';
 import { loadJob } from '../queue/job-load.js';
 import { isQueueError } from '../queue/errors.js';
+import type { Span } from '@opentelemetry/api';
+import { Attr, SpanName } from '../telemetry/attributes.js';
+import { markFailed, withSpan } from '../telemetry/span.js';
 import type { EngineDeps } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
@@ -28,10 +31,29 @@ export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): P
  * shutdown commits nothing; a commit refused because the lock or status moved on is discarded.
  * Resolves with the state committed (undefined when nothing was).
  */
-export async function runJobStep(
+export function runJobStep(
   deps: EngineDeps,
   acquired: AcquiredJob,
   signal: AbortSignal,
+): Promise<string | undefined> {
+  const { job } = acquired;
+  const attributes = {
+    [Attr.jobId]: job.jobId,
+    [Attr.batchId]: job.batchId,
+    [Attr.state]: job.status,
+    [Attr.priority]: job.priority,
+    [Attr.retryCount]: job.retryCount,
+  };
+  return withSpan(SpanName.step(job.status), attributes, (span) =>
+    stepAndCommit(deps, acquired, signal, span),
+  );
+}
+
+async function stepAndCommit(
+  deps: EngineDeps,
+  acquired: AcquiredJob,
+  signal: AbortSignal,
+  span: Span,
 ): Promise<string | undefined> {
   const { job } = acquired;
   if (!isWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
@@ -59,9 +81,13 @@ export async function runJobStep(
   } catch (err) {
     await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
     if (!(err instanceof StepAbortedError)) throw err;
+    markFailed(span, 'aborted');
     return undefined;
   }
+  span.setAttribute(Attr.event, event.type);
+  if ('message' in event && event.type.endsWith('.failed')) markFailed(span, event.message ?? event.type);
   const to = await commit(deps, acquired, event, writes);
+  if (to) span.setAttribute(Attr.stateTo, to);
   if (to === 'completed') await cleanupCompleted(deps, acquired, log);
   return to;
 }
