@@ -9,7 +9,7 @@ import {
   type ServableJobState,
 } from './engine/engine.js';
 import { fileLedger, noLedger } from './engine/ledger.js';
-import type { BatchSteps, JobSteps } from './engine/steps.js';
+import type { AccessSteps, BatchSteps, JobSteps } from './engine/steps.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
 import { createIngestSteps } from './steps/ingest/index.js';
 import { createSimulatedSteps } from './steps/simulated.js';
@@ -62,7 +62,12 @@ export async function startService(config: Config, options: ServiceOptions, log:
   const zk = await connectZk({ connectString, sessionTimeoutMs: config.zkSessionTimeoutMs, logger: log });
   const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
   const queue = { zk, log: log.child({ component: 'queue' }), now: () => new Date() };
-  const steps: { jobSteps: JobSteps; batchSteps: BatchSteps; close?: () => Promise<void> } =
+  const steps: {
+    jobSteps: JobSteps;
+    batchSteps: BatchSteps;
+    accessSteps: AccessSteps;
+    close?: () => Promise<void>;
+  } =
     options.steps === 'simulated'
       ? createSimulatedSteps({ stepDelayMs: options.stepDelayMs })
       : await createIngestSteps(config.ingest, queue);
@@ -71,6 +76,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       queue,
       jobSteps: steps.jobSteps,
       batchSteps: steps.batchSteps,
+      accessSteps: steps.accessSteps,
       ledger: options.ledgerFile ? fileLedger(options.ledgerFile) : noLedger,
       log: log.child({ component: 'engine' }),
       inspect: inspector?.inspect,

@@ -2,13 +2,15 @@ import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { QueueContext } from '../queue/context.js';
 import type { Ledger } from './ledger.js';
-import type { BatchSteps, JobSteps } from './steps.js';
+import type { AccessSteps, BatchSteps, JobSteps } from './steps.js';
 
 /** What the engine's workers need; built once by the composition root. */
 export interface EngineDeps {
   queue: QueueContext;
   jobSteps: JobSteps;
   batchSteps: BatchSteps;
+  /** The access queue's assembly; no access consumer runs without it. */
+  accessSteps?: AccessSteps;
   ledger: Ledger;
   log: Logger;
   /** Attached to every machine actor (the Stately inspector). */

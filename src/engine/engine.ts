@@ -1,10 +1,13 @@
 import { interval, type Subscription } from 'rxjs';
-import { jobWorkingStates, type JobState } from '../../machines/index.js';
+import { jobWorkingStates, type AccessQueue, type JobState } from '../../machines/index.js';
+import { acquireAccess, type AcquiredAccess } from '../queue/access.js';
+import { runAccessRequest } from './access-work.js';
+import type { AccessSteps } from './steps.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
 import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
-import { batchPath, jobPath } from '../queue/paths.js';
+import { ACCESS, batchPath, jobPath } from '../queue/paths.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
-import { collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
+import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
 import { watchBatches } from './batch-watch.js';
 import { Consumer } from './consumer.js';
@@ -15,6 +18,7 @@ import { isWorkingState, runJobStep, takePendingJob } from './job-work.js';
 export const SERVABLE_JOB_STATES = ['pending', ...jobWorkingStates] as const satisfies readonly JobState[];
 export type ServableJobState = (typeof SERVABLE_JOB_STATES)[number];
 export const BATCH_WORK: readonly BatchWork[] = ['expand', 'report', 'update-report'];
+export const ACCESS_QUEUES: readonly AccessQueue[] = ['small', 'large'];
 
 export interface EngineOptions {
   /** Job states this process consumes (default all); e.g. only `recording` for an inventory service. */
@@ -23,6 +27,8 @@ export interface EngineOptions {
   batchWork?: readonly BatchWork[];
   /** Items worked on at once, per state or batch work (default 4; pending 8). */
   limits?: Partial<Record<ServableJobState | BatchWork, number>>;
+  /** Access queues this process consumes (default both, when access steps are given). */
+  accessQueues?: readonly AccessQueue[];
   /** Safety-net sweep that re-reads every folder; 0 turns it off (default 60 s). */
   sweepIntervalMs?: number;
   /**
@@ -41,6 +47,7 @@ const DEFAULT_LIMIT = 4;
  */
 export class Engine {
   private readonly consumers = new Map<string, Consumer<AcquiredJob> | Consumer<AcquiredBatch>>();
+  private readonly accessConsumers = new Map<AccessQueue, Consumer<AcquiredAccess>>();
   private readonly subscriptions: Subscription[] = [];
   private holds: ReadonlySet<string> = new Set();
 
@@ -85,18 +92,25 @@ export class Engine {
       zk.session$.subscribe((event) => {
         if (event.state === 'suspended' || event.state === 'expired') {
           this.deps.log.warn({ state: event.state }, 'session may be lost: aborting in-flight steps');
-          for (const consumer of this.consumers.values()) consumer.abortAll(`session ${event.state}`);
+          for (const consumer of [...this.consumers.values(), ...this.accessConsumers.values()]) {
+            consumer.abortAll(`session ${event.state}`);
+          }
         }
       }),
     );
+    if (this.deps.accessSteps) {
+      for (const queue of this.options.accessQueues ?? ACCESS_QUEUES)
+        this.startAccessConsumer(deps, this.deps.accessSteps, queue);
+    }
     this.startTimers();
-    this.deps.log.info(this.served, 'engine started');
+    this.deps.log.info({ ...this.served, access: [...this.accessConsumers.keys()] }, 'engine started');
   }
 
   /** Stops acquiring, lets in-flight steps finish up to `graceMs`, aborts the rest (their locks are released). */
   async stop(graceMs = 10_000): Promise<void> {
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
-    await Promise.all([...this.consumers.values()].map((c) => c.stop(graceMs)));
+    const all = [...this.consumers.values(), ...this.accessConsumers.values()];
+    await Promise.all(all.map((c) => c.stop(graceMs)));
     this.deps.log.info('engine stopped');
   }
 
@@ -125,6 +139,27 @@ export class Engine {
     });
     this.consumers.set(state, consumer);
     this.subscriptions.push(jobWork$(deps.queue.zk, state).subscribe((names) => consumer.offer(names)));
+  }
+
+  private startAccessConsumer(deps: EngineDeps, steps: AccessSteps, queue: AccessQueue): void {
+    const consumer = new Consumer<AcquiredAccess>({
+      name: `access ${queue}`,
+      limit: 2,
+      log: deps.log,
+      acquire: () =>
+        acquireAccess(deps.queue, queue, (qid, error) =>
+          deps.log.error({ accessId: qid, err: error }, 'access request cannot be used; skipped'),
+        ),
+      idOf: (acquired) => acquired.request.accessId,
+      work: (acquired, signal) => runAccessRequest(deps, steps, acquired, signal),
+      watchLock: (qid, poke) => this.watchLock(`${ACCESS}/${queue}/${qid}/lock`, poke),
+    });
+    this.accessConsumers.set(queue, consumer);
+    const lockName = queue === 'small' ? 'accessSmall' : 'accessLarge';
+    this.subscriptions.push(
+      children$(deps.queue.zk, `${ACCESS}/${queue}`).subscribe((names) => consumer.offer([...names].sort())),
+      queuePaused$(deps.queue.zk, lockName).subscribe((paused) => consumer.setPaused(paused)),
+    );
   }
 
   private batchConsumer(deps: EngineDeps, work: BatchWork): Consumer<AcquiredBatch> {

@@ -7,6 +7,7 @@ import type {
   ProvisionOutput,
   ReportOutput,
 } from '../../machines/index.js';
+import type { AccessRecord } from '../queue/access.js';
 import type { BatchRecord } from '../queue/batch-load.js';
 import type { QueueContext } from '../queue/context.js';
 import type { JobRecord } from '../queue/job-load.js';
@@ -80,3 +81,14 @@ export const stepOfState: Readonly<Record<JobWorkingState, keyof Omit<JobSteps, 
   recording: 'record',
   notify: 'notify',
 };
+
+export interface AccessStepArgs {
+  request: AccessRecord;
+  signal: AbortSignal;
+  log: Logger;
+}
+
+/** The access queue's step: assemble the requested object; resolves with the token fields to update. */
+export interface AccessSteps {
+  assemble(args: AccessStepArgs): Promise<Record<string, unknown>>;
+}

@@ -118,9 +118,13 @@ async function loadUsable(
   }
 }
 
+/** Pending requests, and processing ones whose worker died (their lock is free). */
+const takeable = (status: string | undefined): boolean => status === 'pending' || status === 'processing';
+
 /**
  * Takes the first pending access request (in id order) of a queue whose lock this session can
- * create. The status is read before locking (no lock churn on finished requests) and again after.
+ * create, or a processing one whose worker died (its lock is gone). The status is read before
+ * locking (no lock churn on finished requests) and again after.
  */
 export async function acquireAccess(
   ctx: QueueContext,
@@ -131,11 +135,11 @@ export async function acquireAccess(
     .filter((n) => n.startsWith(ACCESS_PREFIX))
     .sort();
   for (const qid of ids) {
-    if ((await loadUsable(ctx, queue, qid, onInvalid))?.status !== 'pending') continue;
+    if (!takeable((await loadUsable(ctx, queue, qid, onInvalid))?.status)) continue;
     const attempt = await tryLock(ctx, accessPath(queue, qid));
     if (!attempt.held) continue;
     const request = await loadUsable(ctx, queue, qid, onInvalid);
-    if (request?.status === 'pending') return { request, lock: attempt.lock };
+    if (takeable(request?.status)) return { request: request!, lock: attempt.lock };
     await releaseLock(ctx, attempt.lock);
   }
   return undefined;
@@ -146,7 +150,7 @@ export async function commitAccessTransition(
   ctx: QueueContext,
   acquired: AcquiredAccess,
   event: AccessEvent,
-  options: { release?: boolean } = {},
+  options: { release?: boolean; token?: Record<string, unknown> } = {},
 ): Promise<AccessRecord> {
   const { request, lock } = acquired;
   const base = accessPath(request.queue, request.accessId);
@@ -165,6 +169,9 @@ export async function commitAccessTransition(
     await ctx.zk.multi([
       { op: 'check', path: lock.path },
       { op: 'set', path: `${base}/status`, data: encodeStatus(next, now), version: request.statusVersion },
+      ...(options.token
+        ? [{ op: 'set' as const, path: `${base}/token`, data: encodeJson(options.token) }]
+        : []),
       ...((options.release ?? true) ? [{ op: 'delete' as const, path: lock.path }] : []),
     ]);
   } catch (err) {

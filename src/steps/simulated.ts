@@ -1,5 +1,5 @@
 import type { JobWorkingState } from '../../machines/index.js';
-import type { BatchSteps, JobStepArgs, JobSteps } from '../engine/steps.js';
+import type { AccessSteps, BatchSteps, JobStepArgs, JobSteps } from '../engine/steps.js';
 import { createJobs, type JobSpec } from '../queue/job-create.js';
 import { sleep } from './abortable-sleep.js';
 
@@ -26,6 +26,7 @@ function failIfAsked(args: JobStepArgs, state: JobWorkingState): void {
 export function createSimulatedSteps(options: SimulationOptions = {}): {
   jobSteps: JobSteps;
   batchSteps: BatchSteps;
+  accessSteps: AccessSteps;
 } {
   const delay = options.stepDelayMs ?? 0;
   const step =
@@ -75,5 +76,12 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
       return { completedJobs: jobs.completed.length, failedJobs: jobs.failed.length };
     },
   };
-  return { jobSteps, batchSteps };
+  const accessSteps: AccessSteps = {
+    async assemble({ request, signal }) {
+      await sleep(delay, signal);
+      if (request.token.simulate_fail) throw new Error('simulated assembly failure');
+      return { url: `sim://access/${request.accessId}.zip`, 'cloud-content-byte': 0, status: 'available' };
+    },
+  };
+  return { jobSteps, batchSteps, accessSteps };
 }

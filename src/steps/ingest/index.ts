@@ -1,4 +1,5 @@
-import type { BatchSteps, JobSteps } from '../../engine/steps.js';
+import type { AccessSteps, BatchSteps, JobSteps } from '../../engine/steps.js';
+import { createAccessSteps } from './access-step.js';
 import type { QueueContext } from '../../queue/context.js';
 import { createCompletedStep } from './completed.js';
 import type { IngestSettings, Profile } from './contracts.js';
@@ -20,6 +21,7 @@ import { createStorage } from './storage.js';
 export interface IngestSteps {
   jobSteps: JobSteps;
   batchSteps: BatchSteps;
+  accessSteps: AccessSteps;
   profiles: ProfileStore;
   /** Closes the HTTP connection pool (at shutdown). */
   close(): Promise<void>;
@@ -50,6 +52,7 @@ export async function createIngestSteps(settings: IngestSettings, queue: QueueCo
       notify: createNotifyStep({ settings, profileOf }),
       completed: createCompletedStep({ settings }),
     },
+    accessSteps: createAccessSteps(settings),
     batchSteps: {
       expand: createExpandStep({ fetcher, profiles, settings }),
       report: createReportStep({ settings, profileOf, describeJob: describeJobsFromQueue(queue) }),

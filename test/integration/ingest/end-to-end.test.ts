@@ -1,10 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
+import { createAccess, loadAccess } from '../../../src/queue/access.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
 import { loadBatch } from '../../../src/queue/batch-load.js';
 import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
@@ -110,6 +111,7 @@ describe('ingest end to end', () => {
         queue,
         jobSteps: steps.jobSteps,
         batchSteps: steps.batchSteps,
+        accessSteps: steps.accessSteps,
         ledger: { record: () => {} },
         log: pino({ level: 'silent' }),
       },
@@ -136,6 +138,18 @@ describe('ingest end to end', () => {
     for (const f of files) expect(sha256(store.get(f.name)!)).toBe(sha256(f.data));
     // The working directory is gone once the job completed.
     expect(() => readFileSync(join(dir, 'work', bid, job!.jobId, 'download.json'))).toThrow();
+
+    // An access request for the stored object: a zip of it, its URL and size in the token.
+    const qid = await createAccess(ctx, 'small', { token: 'tok', ark: job!.identifiers!.primary_id });
+    const access = await eventually(
+      () => loadAccess(ctx, 'small', qid),
+      (r) => r.status !== 'pending' && r.status !== 'processing',
+      30_000,
+      100,
+    );
+    expect(access).toMatchObject({ status: 'completed', token: { status: 'available', version: 1 } });
+    const zipPath = String(access.token.url).replace('file://', '');
+    expect(statSync(zipPath).size).toBe(access.token['cloud-content-byte']);
   });
 
   it('a single file with the depositor digest, a container, and a manifest of containers', async () => {
