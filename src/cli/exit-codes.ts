@@ -9,6 +9,12 @@ export const ExitCode = {
   unavailable: 3,
   /** An unexpected error. */
   failure: 4,
+  /** The lifecycle does not allow that action in the item's state. */
+  refused: 5,
+  /** Someone else holds the item (its lock), or it changed meanwhile: try again. */
+  busy: 6,
+  /** No such batch, job or access request. */
+  notFound: 7,
 } as const;
 
 /** An error the command line reports as one line with a chosen exit code (no stack trace). */

@@ -1,7 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
+import { QueueError } from '../queue/errors.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerAdmin } from './commands/admin.js';
 import { registerServe } from './commands/serve.js';
 import { registerSubmit } from './commands/submit.js';
 import { registerTree } from './commands/tree.js';
@@ -26,6 +28,7 @@ function buildProgram(config: Config): Command {
   };
   registerServe(program, ctx);
   registerSubmit(program, ctx);
+  registerAdmin(program, ctx);
   registerZk(program, ctx);
   registerTree(program, ctx);
   registerDoctor(program, ctx);
@@ -50,8 +53,30 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`mrtq: ${err.message}\n`);
       return err.exitCode;
     }
+    if (err instanceof QueueError) {
+      process.stderr.write(`mrtq: ${err.message}\n`);
+      return exitCodeOf(err);
+    }
     process.stderr.write(`mrtq: ${(err as Error).stack ?? String(err)}\n`);
     return ExitCode.failure;
+  }
+}
+
+/** What a refused queue operation means to a script. */
+function exitCodeOf(err: QueueError): number {
+  switch (err.code) {
+    case 'INVALID_TRANSITION':
+      return ExitCode.refused;
+    case 'LOCK_HELD':
+    case 'LOCK_LOST':
+    case 'CONFLICT':
+      return ExitCode.busy;
+    case 'NOT_FOUND':
+      return ExitCode.notFound;
+    case 'BAD_REQUEST':
+      return ExitCode.usage;
+    default:
+      return ExitCode.problems;
   }
 }
 

@@ -1,0 +1,125 @@
+import type { Command } from 'commander';
+import { deleteBatch, holdBatch, releaseBatch, updateReport } from '../../queue/admin-batches.js';
+import { releaseCollection } from '../../queue/admin-collections.js';
+import { deleteJob, holdJob, releaseJob, requeueJob } from '../../queue/admin-jobs.js';
+import type { AdminOptions } from '../../queue/admin-lock.js';
+import type { QueueContext } from '../../queue/context.js';
+import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/paths.js';
+import { holdCollection, pauseQueue, resumeQueue } from '../../queue/queue-locks.js';
+import type { ZkClient } from '../../zk/index.js';
+import { connectForCommand } from '../connection.js';
+import type { CliContext } from '../context.js';
+import { CliError, ExitCode } from '../exit-codes.js';
+import { commandQueueContext } from '../options.js';
+
+interface ActionFlags {
+  force?: boolean;
+  reason?: string;
+  json?: boolean;
+}
+
+type Action = (queue: QueueContext, id: string, options: AdminOptions) => Promise<{ status: string }>;
+
+/** Runs one operator action against a connected queue, closing the session afterwards. */
+async function withQueue<T>(
+  ctx: CliContext,
+  work: (queue: QueueContext, zk: ZkClient) => Promise<T>,
+): Promise<T> {
+  const zk = await connectForCommand(ctx.config, ctx.zkFlag());
+  try {
+    return await work(commandQueueContext(zk), zk);
+  } finally {
+    await zk.close();
+  }
+}
+
+function itemAction(
+  program: Command,
+  ctx: CliContext,
+  name: string,
+  help: string,
+  actions: { job?: Action; batch?: Action },
+): void {
+  const kinds = [actions.job ? 'jid' : undefined, actions.batch ? 'bid' : undefined]
+    .filter(Boolean)
+    .join('|');
+  program
+    .command(name)
+    .description(help)
+    .argument('<id>', `the ${kinds} to act on`)
+    .option('--force', 'break a lock another session holds (for a stale lock; needs --reason)')
+    .option('--reason <text>', 'why the lock is broken (logged)')
+    .option('--json', 'print {"id","status"}')
+    .action(async (id: string, flags: ActionFlags) => {
+      const action = isJobId(id) ? actions.job : isBatchId(id) ? actions.batch : undefined;
+      if (!action)
+        throw new CliError(`"${id}" is not a ${kinds} that \`${name}\` applies to`, ExitCode.usage);
+      const options = { force: flags.force, reason: flags.reason };
+      const { status } = await withQueue(ctx, (queue) => action(queue, id, options));
+      ctx.stdout.write(flags.json ? `${JSON.stringify({ id, status })}\n` : `${id} ${status}\n`);
+    });
+}
+
+function queueName(value: string): QueueName {
+  if (!(QUEUE_NAMES as readonly string[]).includes(value)) {
+    throw new CliError(`unknown queue "${value}" (queues: ${QUEUE_NAMES.join(', ')})`, ExitCode.usage);
+  }
+  return value as QueueName;
+}
+
+/** Operator commands: hold, release, requeue, delete, update-report, pause, resume, collection. */
+export function registerAdmin(program: Command, ctx: CliContext): void {
+  itemAction(program, ctx, 'hold', 'hold a pending job or batch', { job: holdJob, batch: holdBatch });
+  itemAction(program, ctx, 'release', 'release a held job or batch (back to pending)', {
+    job: releaseJob,
+    batch: releaseBatch,
+  });
+  itemAction(program, ctx, 'requeue', 'resume a failed job after its last successful step', {
+    job: requeueJob,
+  });
+  itemAction(program, ctx, 'delete', 'delete a held or failed job, or a held or failed batch with its jobs', {
+    job: deleteJob,
+    batch: async (queue, id, options) => (await deleteBatch(queue, id, options)).batch,
+  });
+  itemAction(program, ctx, 'update-report', 'send a failed batch an updated report', { batch: updateReport });
+
+  for (const [name, run, verb] of [
+    ['pause', pauseQueue, 'paused'],
+    ['resume', resumeQueue, 'resumed'],
+  ] as const) {
+    program
+      .command(name)
+      .description(`${name} a queue (${QUEUE_NAMES.join(', ')})`)
+      .argument('<queue>', 'queue name')
+      .action(async (queue: string) => {
+        const changed = await withQueue(ctx, (q) => run(q, queueName(queue)));
+        ctx.stdout.write(`${queue} ${changed ? verb : `was already ${verb}`}\n`);
+      });
+  }
+
+  const collection = program.command('collection').description('hold or release a collection');
+  collection
+    .command('hold')
+    .argument('<mnemonic>', 'collection mnemonic')
+    .description('put a hold on a collection: its pending batches and jobs go to held')
+    .action(async (mnemonic: string) => {
+      const changed = await withQueue(ctx, (q) => holdCollection(q, mnemonic));
+      ctx.stdout.write(`${mnemonic} ${changed ? 'held' : 'was already held'}\n`);
+    });
+  collection
+    .command('release')
+    .argument('<mnemonic>', 'collection mnemonic')
+    .option('--json', 'print what was released')
+    .description('clear the hold and release the held jobs and batches of the collection')
+    .action(async (mnemonic: string, flags: { json?: boolean }) => {
+      const released = await withQueue(ctx, (q) => releaseCollection(q, mnemonic));
+      if (flags.json) ctx.stdout.write(`${JSON.stringify(released)}\n`);
+      else
+        ctx.stdout.write(
+          `${mnemonic} released: ${released.jobs.length} jobs, ${released.batches.length} batches\n`,
+        );
+      for (const failure of released.failed)
+        ctx.stderr.write(`not released: ${failure.item}: ${failure.message}\n`);
+      if (released.failed.length > 0) process.exitCode = ExitCode.problems;
+    });
+}

@@ -1,0 +1,82 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { QueueContext } from '../../../src/queue/context.js';
+import { acquireJob } from '../../../src/queue/job-acquire.js';
+import { loadJob } from '../../../src/queue/job-load.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { queueContext } from '../../support/queue-context.js';
+import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
+import { runCli } from '../../support/run-cli.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+
+describe('operator commands', () => {
+  let ctx: QueueContext;
+  const mrtq = (...args: string[]) => runCli([...args, '--zk', chroot.connectString()]);
+
+  beforeAll(async () => {
+    ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+  });
+
+  it('hold, release, requeue and delete jobs, with exit codes that say what went wrong', async () => {
+    const { jids } = await expandedBatch(ctx, [objectSpec(0), objectSpec(1)]);
+    const [a, b] = jids as [string, string];
+    expect(await mrtq('hold', a)).toMatchObject({ code: 0, stdout: `${a} held\n` });
+    const again = await mrtq('hold', a);
+    expect(again.code).toBe(5);
+    expect(again.stderr).toContain('"admin.hold" is not allowed for a job in state held');
+    expect((await mrtq('release', a, '--json')).stdout).toBe(
+      `${JSON.stringify({ id: a, status: 'pending' })}\n`,
+    );
+
+    await driveJob(ctx, b, [
+      { type: 'job.acquired' },
+      { type: 'estimate.done', spaceNeeded: 1 },
+      { type: 'provision.done' },
+      { type: 'download.failed', message: '404' },
+    ]);
+    expect(await mrtq('requeue', b)).toMatchObject({ code: 0, stdout: `${b} downloading\n` });
+    expect((await loadJob(ctx, b)).retryCount).toBe(1);
+
+    expect((await mrtq('hold', a)).code).toBe(0);
+    expect(await mrtq('delete', a)).toMatchObject({ code: 0, stdout: `${a} deleted\n` });
+
+    expect((await mrtq('requeue', 'jid9999999999')).code).toBe(7);
+    const wrongKind = await mrtq('requeue', 'bid0000000000');
+    expect(wrongKind.code).toBe(2);
+    expect(wrongKind.stderr).toContain('is not a jid');
+  });
+
+  it('refuses a locked job (exit 6) unless --force with a reason', async () => {
+    const { jids } = await expandedBatch(ctx, [objectSpec(0)]);
+    const jid = jids[0]!;
+    const worker = queueContext(await chroot.connect());
+    expect(await acquireJob(worker, 'pending', { skip: (j) => j !== jid })).toBeDefined();
+    const busy = await mrtq('hold', jid);
+    expect(busy.code).toBe(6);
+    expect(busy.stderr).toContain('is locked by session');
+    expect((await mrtq('hold', jid, '--force')).code).toBe(2);
+    expect((await mrtq('hold', jid, '--force', '--reason', 'worker gone')).code).toBe(0);
+  });
+
+  it('batches: hold, release; queues: pause, resume; collections: hold, release', async () => {
+    const { bid } = await expandedBatch(ctx, [objectSpec(0)]);
+    // An expanded batch is processing: the machine refuses a hold.
+    expect((await mrtq('hold', bid)).code).toBe(5);
+    expect((await loadBatch(ctx, bid)).status).toBe('processing');
+
+    expect((await mrtq('pause', 'ingest')).stdout).toBe('ingest paused\n');
+    expect((await mrtq('pause', 'ingest')).stdout).toBe('ingest was already paused\n');
+    expect(await ctx.zk.exists('/locks/queue/ingest')).toBeDefined();
+    expect((await mrtq('resume', 'ingest')).code).toBe(0);
+    expect((await mrtq('pause', 'nope')).code).toBe(2);
+
+    expect((await mrtq('collection', 'hold', 'demo')).stdout).toBe('demo held\n');
+    expect(await ctx.zk.exists('/locks/collections/demo')).toBeDefined();
+    const released = await mrtq('collection', 'release', 'demo', '--json');
+    expect(JSON.parse(released.stdout)).toMatchObject({ jobs: [], batches: [], failed: [] });
+    expect(await ctx.zk.exists('/locks/collections/demo')).toBeUndefined();
+  });
+});
