@@ -1,0 +1,297 @@
+import type { BatchState, JobState } from '../../machines/index.js';
+import { isZkError } from '../zk/index.js';
+import { listBatchJobs } from './batch-jobs.js';
+import { loadBatch, type BatchRecord } from './batch-load.js';
+import type { QueueContext } from './context.js';
+import { createLimit } from './doctor-reader.js';
+import { isQueueError, QueueError } from './errors.js';
+import { loadJob, type JobRecord } from './job-load.js';
+import { lockOwner } from './locks.js';
+import {
+  BATCHES,
+  JOBS,
+  batchChild,
+  batchFolderPath,
+  batchPath,
+  batchUuidPath,
+  isBatchId,
+  isJobId,
+  jobPath,
+  jobStateFolder,
+  parseRefName,
+  type BatchFolder,
+} from './paths.js';
+import type { StatusReport } from './records.js';
+import { decodeJsonObject, decodeText } from './wire.js';
+
+/**
+ * The read model operators and the HTTP API list and show items with. Reads are bounded (at most
+ * {@link ITEM_CONCURRENCY} items in flight); an item that cannot be read appears with status
+ * `invalid` and the reason as its message instead of breaking the list; an item removed while
+ * the list was being read is left out.
+ */
+
+/** Items read at once (each is a handful of requests). */
+export const ITEM_CONCURRENCY = 32;
+
+/** Which slice of a list to return. */
+export type Page = { offset: number; limit: number };
+/** One page of a list and how many items match in all. */
+export type Listing<T> = { items: T[]; total: number };
+
+/** A batch in a list: its status, who submitted what, and how many of its jobs sit in each folder. */
+export interface BatchSummary {
+  bid: string;
+  uuid?: string;
+  status: BatchState | 'invalid';
+  profile: string;
+  submitter: string;
+  submissionDate?: string;
+  lastModified: string;
+  message: string | null;
+  /** Jobs the expansion created, once it is done. */
+  jobCount?: number;
+  counts: { processing: number; completed: number; failed: number; deleted: number };
+}
+
+/** What {@link listBatches} keeps; `invalid` lists the unreadable batches. */
+export type BatchFilter = { status?: BatchState | 'invalid'; profile?: string; submitter?: string };
+
+/** A job in a list. */
+export interface JobSummary {
+  jid: string;
+  bid: string;
+  status: JobState | 'invalid';
+  priority: number;
+  retryCount: number;
+  lastSuccessfulStatus: JobState | null;
+  message: string | null;
+  lastModified: string;
+  /** Some session holds the job's lock (a step runs, or an operator acts on it). */
+  locked: boolean;
+}
+
+/** What {@link listJobs} keeps. */
+export type JobFilter = { state?: JobState; batch?: string; collection?: string };
+
+/** One item shown in full: a batch with its report and job refs, or a job with its lock owner. */
+export type ShownItem =
+  | { kind: 'batch'; batch: BatchRecord; report?: StatusReport; jobs: { folder: BatchFolder; jid: string }[] }
+  | { kind: 'job'; job: JobRecord; lockOwner?: string };
+
+type Read<T> = { id: string; record: T } | { id: string; error: QueueError };
+
+function mapLimited<T, S>(items: T[], work: (item: T) => Promise<S>): Promise<S[]> {
+  const limit = createLimit(ITEM_CONCURRENCY);
+  return Promise.all(items.map((item) => limit(() => work(item))));
+}
+
+/** Reads every id with bounded concurrency; vanished items are dropped, unreadable ones kept with their error. */
+async function readAll<T>(ids: string[], load: (id: string) => Promise<T>): Promise<Read<T>[]> {
+  const reads = await mapLimited(ids, async (id): Promise<Read<T> | undefined> => {
+    try {
+      return { id, record: await load(id) };
+    } catch (err) {
+      if (isQueueError(err, 'NOT_FOUND')) return undefined;
+      if (isQueueError(err)) return { id, error: err };
+      throw err;
+    }
+  });
+  return reads.filter((read) => read !== undefined);
+}
+
+/** Reads all candidates when a filter needs their data, else only the page; then summarises the page. */
+async function pageOf<T, S>(
+  ids: string[],
+  page: Page,
+  load: (id: string) => Promise<T>,
+  keep: ((read: Read<T>) => boolean) | undefined,
+  summarise: (read: Read<T>) => Promise<S>,
+): Promise<Listing<S>> {
+  const end = page.offset + page.limit;
+  const matching = keep ? (await readAll(ids, load)).filter(keep) : undefined;
+  const shown = matching
+    ? matching.slice(page.offset, end)
+    : await readAll(ids.slice(page.offset, end), load);
+  return { items: await mapLimited(shown, summarise), total: matching ? matching.length : ids.length };
+}
+
+async function childCount(ctx: QueueContext, path: string): Promise<number> {
+  return (await ctx.zk.exists(path))?.numChildren ?? 0;
+}
+
+const FOLDERS = ['batch-processing', 'batch-completed', 'batch-failed', 'batch-deleted'] as const;
+
+async function batchSummary(ctx: QueueContext, read: Read<BatchRecord>): Promise<BatchSummary> {
+  const [processing = 0, completed = 0, failed = 0, deleted = 0] = await Promise.all(
+    FOLDERS.map((folder) => childCount(ctx, batchFolderPath(read.id, folder))),
+  );
+  const counts = { processing, completed, failed, deleted };
+  if ('error' in read) {
+    const blank = { profile: '', submitter: '', lastModified: '' };
+    return { bid: read.id, status: 'invalid', ...blank, message: read.error.message, counts };
+  }
+  const batch = read.record;
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  return {
+    bid: batch.batchId,
+    uuid: text(batch.submission.batchID),
+    status: batch.status,
+    profile: text(batch.submission.profile_name) ?? '',
+    submitter: text(batch.submission.submitter) ?? '',
+    submissionDate: text(batch.submission.submissionDate),
+    lastModified: batch.lastModified,
+    message: batch.message,
+    jobCount: batch.expansion === 'done' ? batch.jobCount : undefined,
+    counts,
+  };
+}
+
+function batchFilter(filter: BatchFilter): ((read: Read<BatchRecord>) => boolean) | undefined {
+  if (filter.status === undefined && filter.profile === undefined && filter.submitter === undefined)
+    return undefined;
+  return (read) => {
+    if ('error' in read) return filter.status === 'invalid' && !filter.profile && !filter.submitter;
+    const { status, submission } = read.record;
+    return (
+      (filter.status === undefined || status === filter.status) &&
+      (filter.profile === undefined || submission.profile_name === filter.profile) &&
+      (filter.submitter === undefined || submission.submitter === filter.submitter)
+    );
+  };
+}
+
+/**
+ * Batches newest first (bid descending), filtered by status, profile and submitter. Without a
+ * filter only the page is read; with one, every batch's status and submission are read.
+ */
+export async function listBatches(
+  ctx: QueueContext,
+  filter: BatchFilter,
+  page: Page,
+): Promise<Listing<BatchSummary>> {
+  const bids = (await childrenOrEmpty(ctx, BATCHES)).filter(isBatchId).sort().reverse();
+  const load = (bid: string): Promise<BatchRecord> => loadBatch(ctx, bid);
+  return pageOf(bids, page, load, batchFilter(filter), (read) => batchSummary(ctx, read));
+}
+
+async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
+  try {
+    return await ctx.zk.getChildren(path);
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
+
+/** Job ids in list order: a state folder in priority order, else newest first; restricted to a batch. */
+async function jobCandidates(ctx: QueueContext, filter: JobFilter): Promise<string[]> {
+  let inBatch: Set<string> | undefined;
+  if (filter.batch !== undefined) {
+    if (!isBatchId(filter.batch) || !(await ctx.zk.exists(batchPath(filter.batch))))
+      throw new QueueError('NOT_FOUND', `batch ${filter.batch} does not exist`, batchPath(filter.batch));
+    inBatch = new Set((await listBatchJobs(ctx, filter.batch)).map((ref) => ref.jid));
+  }
+  let jids: string[];
+  if (filter.state !== undefined) {
+    const refs = (await childrenOrEmpty(ctx, jobStateFolder(filter.state))).sort();
+    jids = [...new Set(refs.map((name) => parseRefName(name)?.jid).filter((jid) => jid !== undefined))];
+  } else if (inBatch) {
+    jids = [...inBatch].sort().reverse();
+  } else {
+    jids = (await childrenOrEmpty(ctx, JOBS)).filter(isJobId).sort().reverse();
+  }
+  return inBatch ? jids.filter((jid) => inBatch.has(jid)) : jids;
+}
+
+async function jobSummary(ctx: QueueContext, read: Read<JobRecord>): Promise<JobSummary> {
+  const locked = (await ctx.zk.exists(`${jobPath(read.id)}/lock`)) !== undefined;
+  if ('error' in read) {
+    const bid = await ctx.zk.getData(`${jobPath(read.id)}/bid`).then(
+      ({ data }) => decodeText(data),
+      () => '',
+    );
+    const blank = { priority: 5, retryCount: 0, lastSuccessfulStatus: null, lastModified: '' };
+    return { jid: read.id, bid, status: 'invalid', ...blank, message: read.error.message, locked };
+  }
+  const job = read.record;
+  return {
+    jid: job.jobId,
+    bid: job.batchId,
+    status: job.status,
+    priority: job.priority,
+    retryCount: job.retryCount,
+    lastSuccessfulStatus: job.lastSuccessfulStatus,
+    message: job.message,
+    lastModified: job.lastModified,
+    locked,
+  };
+}
+
+/**
+ * Jobs filtered by state (read from `/jobs/states/<state>`, in priority order), batch (the
+ * batch's folders) and collection (every candidate's configuration is read); without a state,
+ * newest first. NOT_FOUND when the batch filter names no batch.
+ */
+export async function listJobs(
+  ctx: QueueContext,
+  filter: JobFilter,
+  page: Page,
+): Promise<Listing<JobSummary>> {
+  const jids = await jobCandidates(ctx, filter);
+  const keep =
+    filter.collection === undefined
+      ? undefined
+      : (read: Read<JobRecord>) =>
+          'record' in read && read.record.configuration.collection === filter.collection;
+  return pageOf(
+    jids,
+    page,
+    (jid) => loadJob(ctx, jid),
+    keep,
+    (read) => jobSummary(ctx, read),
+  );
+}
+
+async function readReport(ctx: QueueContext, bid: string): Promise<StatusReport | undefined> {
+  const path = batchChild(bid, 'status-report');
+  try {
+    const { data } = await ctx.zk.getData(path);
+    return decodeJsonObject(path, data) as unknown as StatusReport;
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return undefined;
+    if (!isQueueError(err)) throw err;
+    ctx.log.warn({ batchId: bid, err }, 'unreadable status report not shown');
+    return undefined;
+  }
+}
+
+async function uuidTarget(ctx: QueueContext, uuid: string): Promise<string | undefined> {
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(uuid)) return undefined;
+  try {
+    const bid = decodeText((await ctx.zk.getData(batchUuidPath(uuid))).data);
+    return isBatchId(bid) ? bid : undefined;
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return undefined;
+    throw err;
+  }
+}
+
+/**
+ * One item in full, by bid, jid or batch uuid (`/batch-uuids`). NOT_FOUND when nothing has that
+ * id; ITEM_INVALID when the item exists but cannot be read.
+ */
+export async function showItem(ctx: QueueContext, id: string): Promise<ShownItem> {
+  if (isJobId(id)) {
+    const [job, owner] = await Promise.all([loadJob(ctx, id), lockOwner(ctx, jobPath(id))]);
+    return owner === undefined ? { kind: 'job', job } : { kind: 'job', job, lockOwner: owner };
+  }
+  const bid = isBatchId(id) ? id : await uuidTarget(ctx, id);
+  if (bid === undefined) throw new QueueError('NOT_FOUND', `no batch, job or batch uuid "${id}"`, id);
+  const [batch, report, jobs] = await Promise.all([
+    loadBatch(ctx, bid),
+    readReport(ctx, bid),
+    listBatchJobs(ctx, bid),
+  ]);
+  return report === undefined ? { kind: 'batch', batch, jobs } : { kind: 'batch', batch, report, jobs };
+}
