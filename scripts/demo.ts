@@ -99,7 +99,7 @@ async function report(queue: Parameters<typeof loadBatch>[0], bid: string, statu
     if (folder !== 'batch-failed') continue;
     const job = await loadJob(queue, jid);
     console.log(
-      `\njob ${jid} failed while ${job.lastSuccessfulStatus ?? 'starting'} was its last success:\n  ${job.message}`,
+      `\njob ${jid} failed (last successful step: ${job.lastSuccessfulStatus ?? 'none'}):\n  ${job.message}`,
     );
     console.log(`requeue it (with the service running, e.g. after \`npm start\`): npx mrtq requeue ${jid}`);
   }
