@@ -4,6 +4,7 @@ import { QueueError } from '../queue/errors.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerAdmin } from './commands/admin.js';
+import { registerListing } from './commands/listing.js';
 import { registerServe } from './commands/serve.js';
 import { registerSubmit } from './commands/submit.js';
 import { registerTree } from './commands/tree.js';
@@ -29,6 +30,7 @@ function buildProgram(config: Config): Command {
   registerServe(program, ctx);
   registerSubmit(program, ctx);
   registerAdmin(program, ctx);
+  registerListing(program, ctx);
   registerZk(program, ctx);
   registerTree(program, ctx);
   registerDoctor(program, ctx);
