@@ -38,7 +38,7 @@ async function main(): Promise<number> {
     ZK_CONNECT: zookeeper.connectString,
     MRTQ_DATA_DIR: join(dir, 'data'),
   });
-  const service = await startService(config, { sweepIntervalMs: 10_000 }, createLogger('warn'));
+  const service = await startService(config, { sweepIntervalMs: 10_000, httpPort: 0 }, createLogger('warn'));
   const sample = await serveSampleCollection();
   try {
     const queue = { zk: service.zk, log: createLogger('silent'), now: () => new Date() };

@@ -16,6 +16,11 @@ export interface Config {
   /** Session timeout requested from ZooKeeper, ms. */
   zkSessionTimeoutMs: number;
   logLevel: string;
+  /** Bearer token of the HTTP API's mutating routes; without one they are refused (403). */
+  apiToken: string | undefined;
+  /** Where `mrtq serve` listens for HTTP (loopback by default). */
+  httpHost: string;
+  httpPort: number;
   /** Settings of the ingest steps (fetch limits, working storage, local services, SMTP). */
   ingest: IngestSettings;
 }
@@ -25,6 +30,14 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0)
     throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function port(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > 65535)
+    throw new Error(`${name} must be a port (0-65535), got "${raw}"`);
   return value;
 }
 
@@ -43,6 +56,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     containers,
     zkSessionTimeoutMs: positiveInt('ZK_SESSION_TIMEOUT_MS', env.ZK_SESSION_TIMEOUT_MS, 10_000),
     logLevel: env.LOG_LEVEL ?? 'info',
+    apiToken: env.MRTQ_API_TOKEN || undefined,
+    httpHost: env.MRTQ_HTTP_HOST ?? '127.0.0.1',
+    httpPort: port('MRTQ_HTTP_PORT', env.MRTQ_HTTP_PORT, 8470),
     ingest: loadIngestSettings(env, dataDir),
   };
 }

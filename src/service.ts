@@ -11,7 +11,9 @@ import {
 import { fileLedger, noLedger } from './engine/ledger.js';
 import type { AccessSteps, BatchSteps, JobSteps } from './engine/steps.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
+import { startHttpApi } from './http/index.js';
 import { createIngestSteps } from './steps/ingest/index.js';
+import { loadProfiles, type ProfileStore } from './steps/ingest/profiles.js';
 import { createSimulatedSteps } from './steps/simulated.js';
 import { connectZk, type ZkClient } from './zk/index.js';
 import { startEmbedded } from './zk-server/embedded.js';
@@ -30,6 +32,8 @@ export interface ServiceOptions {
   sweepIntervalMs?: number;
   limit?: number;
   inspectPort?: number;
+  /** HTTP API port (0 = a free one); `false` serves no HTTP. Default: the configured port. */
+  httpPort?: number | false;
 }
 
 /** A running service: stop() drains the engine and closes the session. */
@@ -38,6 +42,8 @@ export interface Service {
   engine: Engine;
   connectString: string;
   inspector?: RunningInspector;
+  /** The HTTP API's base URL, when it serves one. */
+  httpUrl?: string;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -89,12 +95,28 @@ export async function startService(config: Config, options: ServiceOptions, log:
     },
   );
   await engine.start();
+  const profiles =
+    'profiles' in steps ? (steps.profiles as ProfileStore) : await loadProfiles(config.ingest.profilesDir);
+  const api =
+    options.httpPort === false
+      ? undefined
+      : await startHttpApi(
+          { queue, profiles, token: config.apiToken, engine, ready: () => zk.isConnected, log },
+          { host: config.httpHost, port: options.httpPort ?? config.httpPort },
+        );
+  if (api)
+    log.info(
+      { url: api.url, auth: config.apiToken ? 'bearer token' : 'read-only (no MRTQ_API_TOKEN)' },
+      'HTTP API',
+    );
   return {
+    httpUrl: api?.url,
     zk,
     engine,
     connectString,
     inspector,
     async stop(graceMs = 10_000) {
+      await api?.close();
       await engine.stop(graceMs);
       await steps.close?.();
       session.unsubscribe();

@@ -9,6 +9,7 @@ import { loadJob, type JobRecord } from './job-load.js';
 import { lockOwner } from './locks.js';
 import {
   BATCHES,
+  BATCH_FOLDERS,
   JOBS,
   batchChild,
   batchFolderPath,
@@ -16,6 +17,7 @@ import {
   batchUuidPath,
   isBatchId,
   isJobId,
+  jobChild,
   jobPath,
   jobStateFolder,
   parseRefName,
@@ -25,13 +27,10 @@ import type { StatusReport } from './records.js';
 import { decodeJsonObject, decodeText } from './wire.js';
 
 /**
- * The read model operators and the HTTP API list and show items with. Reads are bounded (at most
- * {@link ITEM_CONCURRENCY} items in flight); an item that cannot be read appears with status
- * `invalid` and the reason as its message instead of breaking the list; an item removed while
- * the list was being read is left out.
+ * The read model operators and the HTTP API list and show items with. Reads are bounded: at most
+ * this many items (a handful of requests each) in flight. An item that cannot be read appears with
+ * status `invalid` and the reason as its message; an item removed while being read is left out.
  */
-
-/** Items read at once (each is a handful of requests). */
 export const ITEM_CONCURRENCY = 32;
 
 /** Which slice of a list to return. */
@@ -120,11 +119,9 @@ async function childCount(ctx: QueueContext, path: string): Promise<number> {
   return (await ctx.zk.exists(path))?.numChildren ?? 0;
 }
 
-const FOLDERS = ['batch-processing', 'batch-completed', 'batch-failed', 'batch-deleted'] as const;
-
 async function batchSummary(ctx: QueueContext, read: Read<BatchRecord>): Promise<BatchSummary> {
   const [processing = 0, completed = 0, failed = 0, deleted = 0] = await Promise.all(
-    FOLDERS.map((folder) => childCount(ctx, batchFolderPath(read.id, folder))),
+    BATCH_FOLDERS.map((folder) => childCount(ctx, batchFolderPath(read.id, folder))),
   );
   const counts = { processing, completed, failed, deleted };
   if ('error' in read) {
@@ -184,6 +181,12 @@ async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[
   }
 }
 
+/** The jobs of a state folder in priority order (refs `PP-jid` sort so). */
+async function stateOrder(ctx: QueueContext, state: JobState): Promise<string[]> {
+  const refs = (await childrenOrEmpty(ctx, jobStateFolder(state))).sort();
+  return [...new Set(refs.map((name) => parseRefName(name)?.jid).filter((jid) => jid !== undefined))];
+}
+
 /** Job ids in list order: a state folder in priority order, else newest first; restricted to a batch. */
 async function jobCandidates(ctx: QueueContext, filter: JobFilter): Promise<string[]> {
   let inBatch: Set<string> | undefined;
@@ -192,16 +195,27 @@ async function jobCandidates(ctx: QueueContext, filter: JobFilter): Promise<stri
       throw new QueueError('NOT_FOUND', `batch ${filter.batch} does not exist`, batchPath(filter.batch));
     inBatch = new Set((await listBatchJobs(ctx, filter.batch)).map((ref) => ref.jid));
   }
-  let jids: string[];
-  if (filter.state !== undefined) {
-    const refs = (await childrenOrEmpty(ctx, jobStateFolder(filter.state))).sort();
-    jids = [...new Set(refs.map((name) => parseRefName(name)?.jid).filter((jid) => jid !== undefined))];
-  } else if (inBatch) {
-    jids = [...inBatch].sort().reverse();
-  } else {
-    jids = (await childrenOrEmpty(ctx, JOBS)).filter(isJobId).sort().reverse();
+  const allCandidates = async () =>
+    inBatch ? [...inBatch] : (await childrenOrEmpty(ctx, JOBS)).filter(isJobId);
+  const jids =
+    filter.state === undefined
+      ? (await allCandidates()).sort().reverse()
+      : await stateOrder(ctx, filter.state);
+  const candidates = inBatch ? jids.filter((jid) => inBatch.has(jid)) : jids;
+  if (filter.collection === undefined) return candidates;
+  const collections = await mapLimited(candidates, (jid) => collectionOf(ctx, jid));
+  return candidates.filter((_, i) => collections[i] === filter.collection);
+}
+
+/** A job's collection from its configuration alone (one read); undefined when unreadable. */
+async function collectionOf(ctx: QueueContext, jid: string): Promise<unknown> {
+  const path = jobChild(jid, 'configuration');
+  try {
+    return decodeJsonObject(path, (await ctx.zk.getData(path)).data).collection;
+  } catch (err) {
+    if (isQueueError(err) || isZkError(err, 'NO_NODE')) return undefined;
+    throw err;
   }
-  return inBatch ? jids.filter((jid) => inBatch.has(jid)) : jids;
 }
 
 async function jobSummary(ctx: QueueContext, read: Read<JobRecord>): Promise<JobSummary> {
@@ -214,23 +228,14 @@ async function jobSummary(ctx: QueueContext, read: Read<JobRecord>): Promise<Job
     const blank = { priority: 5, retryCount: 0, lastSuccessfulStatus: null, lastModified: '' };
     return { jid: read.id, bid, status: 'invalid', ...blank, message: read.error.message, locked };
   }
-  const job = read.record;
-  return {
-    jid: job.jobId,
-    bid: job.batchId,
-    status: job.status,
-    priority: job.priority,
-    retryCount: job.retryCount,
-    lastSuccessfulStatus: job.lastSuccessfulStatus,
-    message: job.message,
-    lastModified: job.lastModified,
-    locked,
-  };
+  const { jobId: jid, batchId: bid, status, priority, retryCount, lastSuccessfulStatus } = read.record;
+  const { message, lastModified } = read.record;
+  return { jid, bid, status, priority, retryCount, lastSuccessfulStatus, message, lastModified, locked };
 }
 
 /**
  * Jobs filtered by state (read from `/jobs/states/<state>`, in priority order), batch (the
- * batch's folders) and collection (every candidate's configuration is read); without a state,
+ * batch's folders) and collection (each candidate's configuration is read); without a state,
  * newest first. NOT_FOUND when the batch filter names no batch.
  */
 export async function listJobs(
@@ -239,16 +244,11 @@ export async function listJobs(
   page: Page,
 ): Promise<Listing<JobSummary>> {
   const jids = await jobCandidates(ctx, filter);
-  const keep =
-    filter.collection === undefined
-      ? undefined
-      : (read: Read<JobRecord>) =>
-          'record' in read && read.record.configuration.collection === filter.collection;
   return pageOf(
     jids,
     page,
     (jid) => loadJob(ctx, jid),
-    keep,
+    undefined,
     (read) => jobSummary(ctx, read),
   );
 }

@@ -21,6 +21,8 @@ export async function startEngineProcess(
   env: Record<string, string> = {},
 ): Promise<EngineProcess> {
   const steps = args.includes('--steps') ? [] : ['--steps', 'simulated'];
+  // Many engines share this machine: each takes a free HTTP port.
+  if (!args.includes('--http-port') && !args.includes('--no-http')) steps.push('--http-port', '0');
   const proc = spawn(process.execPath, [BIN, 'serve', '--zk', connectString, ...steps, ...args], {
     env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -32,7 +34,7 @@ export async function startEngineProcess(
     proc.once('exit', (code, sig) => resolve(code ?? sig ?? -1)),
   );
   const started = Date.now();
-  while (!out.includes('"msg":"engine started"')) {
+  while (!out.includes('"msg":"service running')) {
     if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`engine exited early:\n${out}`);
     if (Date.now() - started > 30_000) throw new Error(`engine did not start within 30 s:\n${out}`);
     await new Promise((r) => setTimeout(r, 50));

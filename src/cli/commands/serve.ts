@@ -44,6 +44,8 @@ interface ServeFlags {
   grace: number;
   inspect?: boolean;
   inspectPort: number;
+  http: boolean;
+  httpPort?: number;
 }
 
 /** `mrtq serve`: the engine as a long-running service, stopped gracefully by SIGTERM or SIGINT. */
@@ -81,6 +83,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
       nonNegative('--grace'),
       10_000,
     )
+    .option(
+      '--http-port <port>',
+      'HTTP API port (0 = a free one; default MRTQ_HTTP_PORT or 8470)',
+      nonNegative('--http-port'),
+    )
+    .option('--no-http', 'serve no HTTP API')
     .option('--inspect', 'start the Stately inspector relay and attach it to every machine actor')
     .option('--inspect-port <port>', 'port of the inspector relay', nonNegative('--inspect-port'), 8080)
     .action(async (flags: ServeFlags) => {
@@ -88,6 +96,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
         throw new CliError(`unknown --steps "${flags.steps}" (available: ingest, simulated)`, ExitCode.usage);
       }
       const log = createLogger(ctx.config.logLevel);
+      // Listen for the stop signal before starting, so a SIGTERM during start-up also ends cleanly.
+      const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
       const service = await startService(
         ctx.config,
         {
@@ -100,17 +113,15 @@ export function registerServe(program: Command, ctx: CliContext): void {
           sweepIntervalMs: flags.sweep,
           limit: flags.limit,
           inspectPort: flags.inspect ? flags.inspectPort : undefined,
+          httpPort: flags.http ? flags.httpPort : false,
         },
         log,
       );
       log.info(
-        { connectString: service.connectString, pid: process.pid },
+        { connectString: service.connectString, http: service.httpUrl, pid: process.pid },
         'service running; stop with Ctrl-C',
       );
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
-      });
+      const signal = await stopSignal;
       log.info({ signal }, 'shutting down');
       await service.stop(flags.grace);
       log.info('stopped');

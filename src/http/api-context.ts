@@ -1,0 +1,40 @@
+import { ensureQueueTree } from '../queue/tree-init.js';
+import type { SessionState } from '../zk/index.js';
+import type { ApiContext, HttpApiDeps } from './deps.js';
+import { Counters } from './prometheus.js';
+import { createTransitionFeed } from './transition-feed.js';
+
+/** Counters this process keeps; declared up front so `/metrics` always lists them. */
+function declareCounters(): Counters {
+  const counters = new Counters();
+  counters.declare(
+    'mrtq_http_requests_total',
+    'HTTP requests this process answered, by method, route and status code.',
+  );
+  counters.declare(
+    'mrtq_batches_submitted_total',
+    "Batches submitted through this process's API (created=false: the uuid was known).",
+  );
+  return counters;
+}
+
+/** The state the API keeps next to its deps; `close()` stops following the session. */
+export function createApiContext(deps: HttpApiDeps): { ctx: ApiContext; close: () => void } {
+  let session: SessionState = deps.queue.zk.isConnected ? 'connected' : 'disconnected';
+  const following = deps.queue.zk.session$.subscribe((event) => (session = event.state));
+  let tree: Promise<void> | undefined;
+  const ctx: ApiContext = {
+    ...deps,
+    counters: declareCounters(),
+    sessionState: () => session,
+    feed: createTransitionFeed(deps.queue.zk),
+    ensureTree: () => {
+      tree ??= ensureQueueTree(deps.queue.zk).catch((err: unknown) => {
+        tree = undefined; // try again with the next submission
+        throw err;
+      });
+      return tree;
+    },
+  };
+  return { ctx, close: () => following.unsubscribe() };
+}

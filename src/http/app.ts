@@ -1,0 +1,125 @@
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type onRequestAsyncHookHandler,
+  type preValidationAsyncHookHandler,
+} from 'fastify';
+import { createApiContext } from './api-context.js';
+import { bearerGuard } from './auth.js';
+import type { ApiContext, HttpApiDeps, RouteSpec } from './deps.js';
+import { toHttpError } from './errors.js';
+import { eventsRoute, type OpenStreams } from './events-route.js';
+import { buildOpenApi, type OpenApiDocument } from './openapi.js';
+import { adminRoutes } from './routes-admin.js';
+import { healthRoutes } from './routes-health.js';
+import { itemRoutes } from './routes-items.js';
+import { anyObject, errorBody } from './schemas.js';
+
+/** Version of the API the OpenAPI document describes. */
+export const API_VERSION = '1.0.0';
+
+/** Largest request body accepted (a submission is a few hundred bytes). */
+const BODY_LIMIT = 64 * 1024;
+
+function openApiRoute(document: () => OpenApiDocument): RouteSpec {
+  return {
+    method: 'GET',
+    url: '/openapi.json',
+    tag: 'health',
+    summary: 'This OpenAPI document (built from the schemas the routes validate with)',
+    schema: { response: { 200: anyObject } },
+    handler: () => Promise.resolve(document()),
+  };
+}
+
+/** Every route of the API, the OpenAPI document's own route included. */
+export function apiRoutes(ctx: ApiContext, streams: OpenStreams): RouteSpec[] {
+  const routes = [...healthRoutes(ctx), ...itemRoutes(ctx), ...adminRoutes(ctx), eventsRoute(ctx, streams)];
+  let document: OpenApiDocument | undefined;
+  routes.push(openApiRoute(() => (document ??= buildOpenApi(routes, API_VERSION))));
+  return routes;
+}
+
+/** An operator action may come without a body: validate it as `{}` (a body with required fields stays required). */
+function defaultBody(spec: RouteSpec): preValidationAsyncHookHandler | undefined {
+  const required = spec.schema.body?.required;
+  if (!spec.schema.body || (Array.isArray(required) && required.length > 0)) return undefined;
+  return (request) => {
+    request.body ??= {};
+    return Promise.resolve();
+  };
+}
+
+function register(app: FastifyInstance, spec: RouteSpec, guard: onRequestAsyncHookHandler): void {
+  const errors = { '4xx': errorBody, '5xx': errorBody };
+  const preValidation = defaultBody(spec);
+  app.route({
+    method: spec.method,
+    url: spec.url,
+    schema: { ...spec.schema, response: { ...spec.schema.response, ...errors } },
+    config: { action: spec.action },
+    // HEAD of an event stream would never end.
+    exposeHeadRoute: spec.method === 'GET' && spec.produces !== 'text/event-stream',
+    ...(spec.mutating ? { onRequest: guard } : {}),
+    ...(preValidation ? { preValidation } : {}),
+    handler: spec.handler,
+  });
+}
+
+/** The one place errors become answers (see toHttpError); unknown routes answer 404 the same way. */
+function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const action = (request.routeOptions.config as { action?: string } | undefined)?.action;
+    const answer = toHttpError(err, action);
+    if (answer.internal) request.log.error({ err, url: request.url }, 'request failed');
+    else request.log.debug({ err: answer.body, url: request.url }, 'request refused');
+    return reply
+      .code(answer.status)
+      .headers(answer.headers ?? {})
+      .send(answer.body);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    reply.code(404).send({ error: 'NOT_FOUND', message: `no route ${request.method} ${request.url}` }),
+  );
+}
+
+/**
+ * The HTTP API over the queue store and (optionally) this process's engine: health, metrics,
+ * submissions, lists, operator actions, OpenAPI and server-sent transition events. Every route
+ * calls the store; the API holds no queue logic of its own. Mutating routes need the bearer
+ * token (403 for all of them when none is configured).
+ */
+export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
+  // Typed as fastify's logger so the instance is a plain FastifyInstance.
+  const logger: FastifyBaseLogger = deps.log.child({ component: 'http' });
+  const app = Fastify({
+    loggerInstance: logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    // Bodies are checked strictly: "42" is not a number and an unknown field is an error.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false } },
+    bodyLimit: BODY_LIMIT,
+  });
+  const { ctx, close } = createApiContext(deps);
+  const streams: OpenStreams = new Set();
+  installErrorHandling(app);
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    const status = String(reply.statusCode);
+    ctx.counters.inc('mrtq_http_requests_total', { method: request.method, route, status });
+    request.log.debug({ method: request.method, url: request.url, status, ms: reply.elapsedTime }, 'request');
+    done();
+  });
+  // Event streams never end by themselves: end them, or close() would wait for them forever.
+  app.addHook('preClose', (done) => {
+    for (const res of streams) res.end();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    close();
+    done();
+  });
+  const guard = bearerGuard(deps.token);
+  for (const spec of apiRoutes(ctx, streams)) register(app, spec, guard);
+  return app;
+}

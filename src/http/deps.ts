@@ -1,0 +1,60 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { Engine } from '../engine/engine.js';
+import type { QueueContext } from '../queue/context.js';
+import type { ProfileStore } from '../steps/ingest/profiles.js';
+import type { SessionState } from '../zk/index.js';
+import type { TransitionFeed } from './transition-feed.js';
+import type { Counters } from './prometheus.js';
+import type { JsonSchema } from './schemas.js';
+
+/** What the API reads of an engine running in the same process (for metrics). */
+export type EngineView = Pick<Engine, 'served' | 'running'>;
+
+/** What `createHttpApi` is given by the composition root. */
+export interface HttpApiDeps {
+  queue: QueueContext;
+  profiles: ProfileStore;
+  /** The bearer token mutating routes require; undefined refuses them all (403). */
+  token: string | undefined;
+  /** The engine of this process, when it runs one (in-flight gauges). */
+  engine?: EngineView;
+  /** True when this process can do its work: ZooKeeper session live and consumers running. */
+  ready(): boolean;
+  log: Logger;
+}
+
+/** Everything route handlers share: the deps plus the state the API keeps. */
+export interface ApiContext extends HttpApiDeps {
+  counters: Counters;
+  sessionState(): SessionState;
+  feed: TransitionFeed;
+  /** Creates the queue's folders once (a submission may come before any engine started). */
+  ensureTree(): Promise<void>;
+}
+
+/** The schemas of one route; the same objects validate requests and build the OpenAPI document. */
+export interface RouteSchema {
+  params?: JsonSchema;
+  querystring?: JsonSchema;
+  body?: JsonSchema;
+  /** Answers by status code (`200`, `201`, `4xx`…). */
+  response?: Readonly<Record<string, JsonSchema>>;
+}
+
+/** One route of the API: how it is served and how it is documented. */
+export interface RouteSpec {
+  method: 'GET' | 'POST';
+  /** Fastify syntax (`/jobs/:jid/hold`); the OpenAPI path uses `{jid}`. */
+  url: string;
+  summary: string;
+  tag: 'health' | 'batches' | 'jobs' | 'operators' | 'events';
+  /** Changes the queue: a bearer token is required. */
+  mutating?: boolean;
+  /** Names the action in a refused transition's message: "cannot hold job: …". */
+  action?: string;
+  /** Content type of a successful answer when it is not JSON. */
+  produces?: string;
+  schema: RouteSchema;
+  handler: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+}

@@ -1,0 +1,134 @@
+import { batchStates, jobStates } from '../../machines/index.js';
+import type { QueueContext } from '../queue/context.js';
+import { createLimit } from '../queue/doctor-reader.js';
+import { isQueueError } from '../queue/errors.js';
+import {
+  ACCESS,
+  BATCHES,
+  COLLECTION_LOCKS,
+  QUEUE_NAMES,
+  batchChild,
+  isBatchId,
+  jobStateFolder,
+  queueLockPath,
+} from '../queue/paths.js';
+import { decodeBatchStatus } from '../queue/wire.js';
+import { isZkError, type SessionState } from '../zk/index.js';
+import type { EngineView } from './deps.js';
+import type { Counters, MetricFamily } from './prometheus.js';
+
+/** What `/metrics` reads. */
+export interface MetricsSource {
+  queue: QueueContext;
+  engine?: EngineView;
+  sessionState(): SessionState;
+  counters: Counters;
+}
+
+const SESSION_STATES: readonly SessionState[] = [
+  'connected',
+  'disconnected',
+  'suspended',
+  'expired',
+  'closed',
+];
+/** Batch status reads in flight while counting (one small read per batch). */
+const STATUS_READS = 64;
+
+const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({
+  name,
+  help,
+  type: 'gauge',
+  samples,
+});
+
+async function childCount(queue: QueueContext, path: string): Promise<number> {
+  return (await queue.zk.exists(path))?.numChildren ?? 0;
+}
+
+/** Jobs per state: the number of refs in each `/jobs/states/<state>` folder (one stat each). */
+async function jobCounts(queue: QueueContext): Promise<MetricFamily> {
+  const counts = await Promise.all(jobStates.map((state) => childCount(queue, jobStateFolder(state))));
+  return gauge(
+    'mrtq_jobs',
+    'Jobs per state (refs in /jobs/states/<state>).',
+    jobStates.map((state, i) => ({ labels: { state }, value: counts[i] ?? 0 })),
+  );
+}
+
+async function batchStatusOf(queue: QueueContext, bid: string): Promise<string | undefined> {
+  const path = batchChild(bid, 'status');
+  try {
+    return decodeBatchStatus(path, (await queue.zk.getData(path)).data).status;
+  } catch (err) {
+    if (isQueueError(err) || isZkError(err, 'NO_NODE')) return 'invalid';
+    throw err;
+  }
+}
+
+/** Batches per status: every batch's status node is read (status `invalid` when it cannot be). */
+async function batchCounts(queue: QueueContext): Promise<MetricFamily> {
+  const bids = (await queue.zk.exists(BATCHES))
+    ? (await queue.zk.getChildren(BATCHES)).filter(isBatchId)
+    : [];
+  const limit = createLimit(STATUS_READS);
+  const statuses = await Promise.all(bids.map((bid) => limit(() => batchStatusOf(queue, bid))));
+  const counts = new Map<string, number>([...batchStates, 'invalid'].map((status) => [status, 0]));
+  for (const status of statuses) if (status) counts.set(status, (counts.get(status) ?? 0) + 1);
+  return gauge(
+    'mrtq_batches',
+    'Batches per status (read from /batches/<bid>/status; invalid: unreadable).',
+    [...counts].map(([status, value]) => ({ labels: { status }, value })),
+  );
+}
+
+async function holdGauges(queue: QueueContext): Promise<MetricFamily[]> {
+  const paused = await Promise.all(QUEUE_NAMES.map((name) => queue.zk.exists(queueLockPath(name))));
+  const [held, small, large] = await Promise.all(
+    [COLLECTION_LOCKS, `${ACCESS}/small`, `${ACCESS}/large`].map((path) => childCount(queue, path)),
+  );
+  return [
+    gauge(
+      'mrtq_queue_paused',
+      'Whether a queue is paused (/locks/queue/<queue> exists).',
+      QUEUE_NAMES.map((name, i) => ({ labels: { queue: name }, value: paused[i] ? 1 : 0 })),
+    ),
+    gauge('mrtq_collections_held', 'Collections on hold (/locks/collections).', [{ value: held ?? 0 }]),
+    gauge('mrtq_access_requests', 'Access requests per queue (children of /access/<queue>).', [
+      { labels: { queue: 'small' }, value: small ?? 0 },
+      { labels: { queue: 'large' }, value: large ?? 0 },
+    ]),
+  ];
+}
+
+function processGauges(source: MetricsSource): MetricFamily[] {
+  const current = source.sessionState();
+  const running = Object.entries(source.engine?.running() ?? {});
+  return [
+    gauge(
+      'mrtq_zk_session_state',
+      "This process's ZooKeeper session state (1 for the current state).",
+      SESSION_STATES.map((state) => ({ labels: { state }, value: state === current ? 1 : 0 })),
+    ),
+    gauge(
+      'mrtq_engine_in_flight',
+      'Items this process is working on, per consumer.',
+      running.map(([consumer, value]) => ({ labels: { consumer }, value })),
+    ),
+  ];
+}
+
+/**
+ * Every metric `/metrics` exposes: the queue as the tree holds it right now (jobs per state,
+ * batches per status, holds), this process (session, in-flight work) and its counters. Counting
+ * batches reads one node per batch, so a scrape of a queue with 100,000 batches costs that many
+ * small reads (pipelined, {@link STATUS_READS} at a time).
+ */
+export async function collectMetrics(source: MetricsSource): Promise<MetricFamily[]> {
+  const [jobs, batches, holds] = await Promise.all([
+    jobCounts(source.queue),
+    batchCounts(source.queue),
+    holdGauges(source.queue),
+  ]);
+  return [jobs, batches, ...holds, ...processGauges(source), ...source.counters.toFamilies()];
+}

@@ -1,0 +1,78 @@
+/**
+ * The Prometheus text exposition format (version 0.0.4), written by hand: a `# HELP` and a
+ * `# TYPE` line per family, then one `name{label="value"} number` line per sample.
+ */
+
+/** The content type of `/metrics`. */
+export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** One metric with its samples. */
+export interface MetricFamily {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter';
+  samples: { labels?: Labels; value: number }[];
+}
+
+const escapeHelp = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+const escapeLabel = (text: string): string =>
+  text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+
+function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
+  return String(value);
+}
+
+function formatLabels(labels: Labels | undefined): string {
+  const entries = Object.entries(labels ?? {});
+  if (entries.length === 0) return '';
+  return `{${entries.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(',')}}`;
+}
+
+/** The families as exposition text, ending with a newline. */
+export function formatPrometheus(families: readonly MetricFamily[]): string {
+  const lines: string[] = [];
+  for (const family of families) {
+    lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
+    for (const sample of family.samples) {
+      lines.push(`${family.name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Counters kept in this process (they restart at 0 with it, as Prometheus counters may). */
+export class Counters {
+  private readonly families = new Map<
+    string,
+    { help: string; samples: Map<string, MetricFamily['samples'][number]> }
+  >();
+
+  /** Declares a counter so it is exposed (with no samples) before its first increment. */
+  declare(name: string, help: string): void {
+    if (!this.families.has(name)) this.families.set(name, { help, samples: new Map() });
+  }
+
+  /** Adds `by` (default 1) to the counter's sample with these labels; the counter must be declared. */
+  inc(name: string, labels: Labels = {}, by = 1): void {
+    const family = this.families.get(name);
+    if (!family) throw new Error(`counter ${name} was not declared`);
+    const key = JSON.stringify(Object.entries(labels).sort());
+    const sample = family.samples.get(key);
+    if (sample) sample.value += by;
+    else family.samples.set(key, { labels: { ...labels }, value: by });
+  }
+
+  /** Every counter as a metric family. */
+  toFamilies(): MetricFamily[] {
+    return [...this.families].map(([name, { help, samples }]) => ({
+      name,
+      help,
+      type: 'counter' as const,
+      samples: [...samples.values()].map((s) => ({ labels: s.labels, value: s.value })),
+    }));
+  }
+}

@@ -1,0 +1,124 @@
+import { holdBatch, releaseBatch, updateReport, deleteBatch } from '../queue/admin-batches.js';
+import { releaseCollection } from '../queue/admin-collections.js';
+import { deleteJob, holdJob, releaseJob, requeueJob } from '../queue/admin-jobs.js';
+import type { AdminOptions } from '../queue/admin-lock.js';
+import type { QueueContext } from '../queue/context.js';
+import type { QueueName } from '../queue/paths.js';
+import { holdCollection, pauseQueue, resumeQueue } from '../queue/queue-locks.js';
+import type { ApiContext, RouteSpec } from './deps.js';
+import { actionBody, anyObject, params, type ActionBody } from './schemas.js';
+
+type Act = (queue: QueueContext, id: string, options: AdminOptions) => Promise<unknown>;
+
+interface ActionTarget {
+  /** URL prefix and its parameter: `/jobs/:jid`. */
+  prefix: string;
+  param: 'jid' | 'bid' | 'queue' | 'mnemonic';
+  noun: string;
+  actions: Readonly<Record<string, { act: Act; summary: string }>>;
+}
+
+const TARGETS: readonly ActionTarget[] = [
+  {
+    prefix: '/jobs/:jid',
+    param: 'jid',
+    noun: 'job',
+    actions: {
+      hold: { act: async (q, id, o) => ({ job: await holdJob(q, id, o) }), summary: 'pending → held' },
+      release: { act: async (q, id, o) => ({ job: await releaseJob(q, id, o) }), summary: 'held → pending' },
+      requeue: {
+        act: async (q, id, o) => ({ job: await requeueJob(q, id, o) }),
+        summary: 'failed → the state after its last success (retry count + 1; a failed batch reopens)',
+      },
+      delete: {
+        act: async (q, id, o) => ({ job: await deleteJob(q, id, o) }),
+        summary: 'held or failed → deleted',
+      },
+    },
+  },
+  {
+    prefix: '/batches/:bid',
+    param: 'bid',
+    noun: 'batch',
+    actions: {
+      hold: { act: async (q, id, o) => ({ batch: await holdBatch(q, id, o) }), summary: 'pending → held' },
+      release: {
+        act: async (q, id, o) => ({ batch: await releaseBatch(q, id, o) }),
+        summary: 'held → pending',
+      },
+      'update-report': {
+        act: async (q, id, o) => ({ batch: await updateReport(q, id, o) }),
+        summary: 'failed → update-reporting (the report is sent again)',
+      },
+      delete: {
+        act: (q, id, o) => deleteBatch(q, id, o),
+        summary: 'held or failed → deleted, with its jobs (what remains, cleanup removes)',
+      },
+    },
+  },
+  {
+    prefix: '/queues/:queue',
+    param: 'queue',
+    noun: 'queue',
+    actions: {
+      pause: {
+        act: async (q, id) => ({ queue: id, paused: true, changed: await pauseQueue(q, id as QueueName) }),
+        summary: 'pause a queue: its consumers acquire nothing',
+      },
+      resume: {
+        act: async (q, id) => ({ queue: id, paused: false, changed: await resumeQueue(q, id as QueueName) }),
+        summary: 'resume a paused queue',
+      },
+    },
+  },
+  {
+    prefix: '/collections/:mnemonic',
+    param: 'mnemonic',
+    noun: 'collection',
+    actions: {
+      hold: {
+        act: async (q, id) => ({ collection: id, held: true, changed: await holdCollection(q, id) }),
+        summary: 'hold a collection: its pending batches and jobs go to held',
+      },
+      release: {
+        act: async (q, id) => ({ collection: id, held: false, ...(await releaseCollection(q, id)) }),
+        summary: 'clear the hold and release its held batches and jobs',
+      },
+    },
+  },
+];
+
+function actionRoute(
+  ctx: ApiContext,
+  target: ActionTarget,
+  name: string,
+  act: Act,
+  summary: string,
+): RouteSpec {
+  const tag = target.noun === 'batch' ? 'batches' : target.noun === 'job' ? 'jobs' : 'operators';
+  return {
+    method: 'POST',
+    url: `${target.prefix}/${name}`,
+    tag,
+    summary: `${name} ${target.noun}: ${summary}`,
+    mutating: true,
+    action: `${name} ${target.noun}`,
+    schema: { params: params[target.param], body: actionBody, response: { 200: anyObject } },
+    handler: async (request) => {
+      const id = (request.params as Record<string, string>)[target.param] as string;
+      const body = (request.body ?? {}) as ActionBody;
+      const options: AdminOptions = { force: body.force, reason: body.reason };
+      request.log.info({ action: `${name} ${target.noun}`, item: id, ...options }, 'operator action');
+      return act(ctx.queue, id, options);
+    },
+  };
+}
+
+/** The operator actions: one POST route per action on jobs, batches, queues and collections. */
+export function adminRoutes(ctx: ApiContext): RouteSpec[] {
+  return TARGETS.flatMap((target) =>
+    Object.entries(target.actions).map(([name, { act, summary }]) =>
+      actionRoute(ctx, target, name, act, summary),
+    ),
+  );
+}

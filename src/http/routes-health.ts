@@ -1,0 +1,55 @@
+import type { ApiContext, RouteSpec } from './deps.js';
+import { HttpProblem } from './errors.js';
+import { collectMetrics } from './metrics.js';
+import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
+import type { JsonSchema } from './schemas.js';
+
+const statusBody: JsonSchema = {
+  type: 'object',
+  properties: { status: { type: 'string' }, session: { type: 'string' } },
+};
+
+/** Why the process is not ready, for the 503 of `/readyz`. */
+function notReadyReason(ctx: ApiContext): string {
+  const session = ctx.sessionState();
+  if (session !== 'connected') return `the ZooKeeper session is ${session}`;
+  return 'the engine consumers are not running';
+}
+
+/** `/healthz` (process alive), `/readyz` (able to work) and `/metrics` (Prometheus text). */
+export function healthRoutes(ctx: ApiContext): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      url: '/healthz',
+      tag: 'health',
+      summary: 'The process is alive (answers without asking ZooKeeper)',
+      schema: { response: { 200: statusBody } },
+      handler: () => Promise.resolve({ status: 'ok' }),
+    },
+    {
+      method: 'GET',
+      url: '/readyz',
+      tag: 'health',
+      summary: 'Ready: ZooKeeper session live and consumers running (503 with the reason otherwise)',
+      schema: { response: { 200: statusBody } },
+      handler: () => {
+        if (!ctx.ready())
+          return Promise.reject(new HttpProblem(503, 'NOT_READY', `not ready: ${notReadyReason(ctx)}`));
+        return Promise.resolve({ status: 'ready', session: ctx.sessionState() });
+      },
+    },
+    {
+      method: 'GET',
+      url: '/metrics',
+      tag: 'health',
+      summary: 'Prometheus metrics: jobs per state, batches per status, session, in-flight work, counters',
+      produces: PROMETHEUS_CONTENT_TYPE,
+      schema: {},
+      handler: async (_request, reply) => {
+        const text = formatPrometheus(await collectMetrics(ctx));
+        return reply.type(PROMETHEUS_CONTENT_TYPE).send(text);
+      },
+    },
+  ];
+}

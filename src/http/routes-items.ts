@@ -1,0 +1,141 @@
+import { randomUUID } from 'node:crypto';
+import type { JobState } from '../../machines/index.js';
+import { createBatch } from '../queue/batch-create.js';
+import { QueueError } from '../queue/errors.js';
+import { listBatches, listJobs, showItem, type BatchFilter, type Page } from '../queue/listing.js';
+import type { Submission } from '../queue/records.js';
+import { parseDigest } from '../steps/ingest/digest.js';
+import type { ApiContext, RouteSpec } from './deps.js';
+import { HttpProblem } from './errors.js';
+import {
+  anyObject,
+  batchList,
+  batchQuery,
+  jobList,
+  jobQuery,
+  params,
+  submitBody,
+  submitted,
+  type SubmitBody,
+} from './schemas.js';
+
+/** Default page size of the lists. */
+export const DEFAULT_LIMIT = 50;
+
+/** `offset` and `limit` from the query (digit strings, checked by the schema). */
+type Paging = { offset?: string; limit?: string };
+
+function pageOf(query: Paging): Page {
+  return { offset: Number(query.offset ?? 0), limit: Number(query.limit ?? DEFAULT_LIMIT) };
+}
+
+/** The submission node written for an API submission (the same keys `mrtq submit` writes). */
+function submissionOf(body: SubmitBody, collection: string, uuid: string, now: Date): Submission {
+  const optional = ['erc_who', 'erc_what', 'erc_when', 'erc_where', 'digest_type', 'digest_value'] as const;
+  const submission: Submission = {
+    profile_name: body.profile,
+    submitter: body.submitter,
+    payload_url: body.payloadUrl,
+    type: body.type,
+    submission_mode: 'add',
+    submissionDate: now.toISOString(),
+    batchID: uuid,
+    collection,
+  };
+  for (const key of optional) if (body[key] !== undefined) submission[key] = body[key];
+  return submission;
+}
+
+function checkDigest(body: SubmitBody): void {
+  if (body.digest_type === undefined || body.digest_value === undefined) return;
+  const parsed = parseDigest(body.digest_type, body.digest_value);
+  if (typeof parsed === 'string')
+    throw new HttpProblem(400, 'VALIDATION', `body.digest_value: ${parsed}`, {}, 'body.digest_value');
+}
+
+function submitRoute(ctx: ApiContext): RouteSpec {
+  return {
+    method: 'POST',
+    url: '/batches',
+    tag: 'batches',
+    summary: 'Submit a batch (pending until an engine takes it); a known uuid returns its batch',
+    mutating: true,
+    schema: { body: submitBody, response: { 200: submitted, 201: submitted } },
+    handler: async (request, reply) => {
+      const body = request.body as SubmitBody;
+      const profile = await ctx.profiles.resolve(body.profile);
+      checkDigest(body);
+      await ctx.ensureTree();
+      const uuid = body.uuid ?? randomUUID();
+      const submission = submissionOf(body, body.collection ?? profile.collection, uuid, ctx.queue.now());
+      const { bid, created } = await createBatch(ctx.queue, submission);
+      ctx.counters.inc('mrtq_batches_submitted_total', { created: String(created) });
+      void reply.code(created ? 201 : 200).header('location', `/batches/${bid}`);
+      return { bid, uuid, created };
+    },
+  };
+}
+
+function showRoutes(ctx: ApiContext): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      url: '/batches/:id',
+      tag: 'batches',
+      summary: 'A batch by bid or uuid: status, submission, report, and its jobs by folder',
+      schema: { params: params.id, response: { 200: anyObject } },
+      handler: async (request) => {
+        const { id } = request.params as { id: string };
+        const item = await showItem(ctx.queue, id);
+        if (item.kind !== 'batch') throw new QueueError('NOT_FOUND', `${id} is not a batch`, id);
+        return item;
+      },
+    },
+    {
+      method: 'GET',
+      url: '/jobs/:jid',
+      tag: 'jobs',
+      summary: 'A job: status, configuration, identifiers, and who holds its lock',
+      schema: { params: params.jid, response: { 200: anyObject } },
+      handler: async (request) => showItem(ctx.queue, (request.params as { jid: string }).jid),
+    },
+  ];
+}
+
+function listRoutes(ctx: ApiContext): RouteSpec[] {
+  return [
+    {
+      method: 'GET',
+      url: '/batches',
+      tag: 'batches',
+      summary: 'Batches, newest first, filtered by status, profile and submitter',
+      schema: { querystring: batchQuery, response: { 200: batchList } },
+      handler: async (request) => {
+        const query = request.query as Paging & {
+          status?: BatchFilter['status'];
+          profile?: string;
+          submitter?: string;
+        };
+        const { status, profile, submitter } = query;
+        return listBatches(ctx.queue, { status, profile, submitter }, pageOf(query));
+      },
+    },
+    {
+      method: 'GET',
+      url: '/jobs',
+      tag: 'jobs',
+      summary: 'Jobs: by state in priority order, else newest first; filtered by batch and collection',
+      schema: { querystring: jobQuery, response: { 200: jobList } },
+      handler: async (request) => {
+        const query = request.query as Paging & { state?: JobState; batch?: string; collection?: string };
+        const { state, batch, collection } = query;
+        return listJobs(ctx.queue, { state, batch, collection }, pageOf(query));
+      },
+    },
+  ];
+}
+
+/** Submitting, listing and showing batches and jobs. */
+export function itemRoutes(ctx: ApiContext): RouteSpec[] {
+  return [submitRoute(ctx), ...listRoutes(ctx), ...showRoutes(ctx)];
+}

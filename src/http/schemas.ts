@@ -1,0 +1,187 @@
+import { batchStates, jobStates } from '../../machines/index.js';
+import { QUEUE_NAMES } from '../queue/paths.js';
+
+/**
+ * The JSON schemas the routes validate with and the OpenAPI document is built from (one object
+ * each, so the two cannot drift). Bodies are validated strictly: no type coercion, no unknown
+ * fields. Query values arrive as text, so numbers in the query are digit strings.
+ */
+export type JsonSchema = { readonly [key: string]: unknown };
+
+const SAFE_NAME = '^[A-Za-z0-9._-]+$';
+const text = (maxLength: number, extra: JsonSchema = {}): JsonSchema => ({
+  type: 'string',
+  minLength: 1,
+  maxLength,
+  ...extra,
+});
+
+/** The submission types a batch can have (docs/ingest.md). */
+export const SUBMISSION_TYPES = [
+  'file',
+  'container',
+  'object-manifest',
+  'manifest-of-manifests',
+  'manifest-of-containers',
+] as const;
+
+/** `POST /batches`. */
+export const submitBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['profile', 'submitter', 'payloadUrl', 'type'],
+  properties: {
+    profile: text(100, { pattern: SAFE_NAME, description: 'ingest profile (a file in profiles/)' }),
+    submitter: text(200),
+    payloadUrl: text(4096, { format: 'uri', description: 'http(s), file:// under the roots, or sim:<n>' }),
+    type: { type: 'string', enum: SUBMISSION_TYPES },
+    uuid: text(200, { pattern: SAFE_NAME, description: 'the same uuid twice returns the first batch' }),
+    collection: text(100, { pattern: SAFE_NAME, description: "default: the profile's collection" }),
+    erc_who: text(1000),
+    erc_what: text(1000),
+    erc_when: text(1000),
+    erc_where: text(1000),
+    digest_type: { type: 'string', pattern: '^(?:[Mm][Dd]5|[Ss][Hh][Aa]-?(?:1|256|512))$' },
+    digest_value: { type: 'string', pattern: '^[0-9A-Fa-f]{32,128}$' },
+  },
+  dependencies: { digest_type: ['digest_value'], digest_value: ['digest_type'] },
+};
+
+/** The body `POST /batches` accepts (see {@link submitBody}). */
+export interface SubmitBody {
+  profile: string;
+  submitter: string;
+  payloadUrl: string;
+  type: (typeof SUBMISSION_TYPES)[number];
+  uuid?: string;
+  collection?: string;
+  erc_who?: string;
+  erc_what?: string;
+  erc_when?: string;
+  erc_where?: string;
+  digest_type?: string;
+  digest_value?: string;
+}
+
+/** Every operator action. */
+export const actionBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    force: { type: 'boolean', description: 'break a lock another session holds (needs a reason)' },
+    reason: text(500),
+  },
+};
+
+/** The body of an operator action (see {@link actionBody}). */
+export interface ActionBody {
+  force?: boolean;
+  reason?: string;
+}
+
+const digits = { type: 'string', pattern: '^[0-9]{1,9}$' };
+const paging = {
+  offset: { ...digits, description: 'items to skip (default 0)' },
+  limit: {
+    type: 'string',
+    pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$',
+    description: '1-500 (default 50)',
+  },
+};
+
+/** `GET /batches`. */
+export const batchQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', enum: [...batchStates, 'invalid'] },
+    profile: text(100),
+    submitter: text(200),
+    ...paging,
+  },
+};
+
+/** `GET /jobs`. */
+export const jobQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    state: { type: 'string', enum: jobStates },
+    batch: text(30, { pattern: '^bid[0-9]+$' }),
+    collection: text(100),
+    ...paging,
+  },
+};
+
+/** Path parameters. */
+export const params = {
+  id: { type: 'object', required: ['id'], properties: { id: text(200) } },
+  jid: { type: 'object', required: ['jid'], properties: { jid: text(30, { pattern: '^jid[0-9]+$' }) } },
+  bid: { type: 'object', required: ['bid'], properties: { bid: text(30, { pattern: '^bid[0-9]+$' }) } },
+  queue: {
+    type: 'object',
+    required: ['queue'],
+    properties: { queue: { type: 'string', enum: QUEUE_NAMES } },
+  },
+  mnemonic: {
+    type: 'object',
+    required: ['mnemonic'],
+    properties: { mnemonic: text(100, { pattern: SAFE_NAME }) },
+  },
+} as const satisfies Record<string, JsonSchema>;
+
+/** Every error answer: a stable code and a message an operator can act on. */
+export const errorBody: JsonSchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: {
+    error: { type: 'string' },
+    message: { type: 'string' },
+    field: { type: 'string', description: 'the request field a validation error is about' },
+  },
+};
+
+const nullableText = { type: ['string', 'null'] };
+const count = { type: 'integer', minimum: 0 };
+
+/** `POST /batches` answers. */
+export const submitted: JsonSchema = {
+  type: 'object',
+  required: ['bid', 'uuid', 'created'],
+  properties: { bid: { type: 'string' }, uuid: { type: 'string' }, created: { type: 'boolean' } },
+};
+
+const batchSummary: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...{ bid: { type: 'string' }, uuid: { type: 'string' }, status: { type: 'string' } },
+    ...{ profile: { type: 'string' }, submitter: { type: 'string' }, submissionDate: { type: 'string' } },
+    ...{ lastModified: { type: 'string' }, message: nullableText, jobCount: count },
+    counts: {
+      type: 'object',
+      properties: { processing: count, completed: count, failed: count, deleted: count },
+    },
+  },
+};
+
+const jobSummary: JsonSchema = {
+  type: 'object',
+  properties: {
+    ...{ jid: { type: 'string' }, bid: { type: 'string' }, status: { type: 'string' }, priority: count },
+    ...{ retryCount: count, lastSuccessfulStatus: nullableText, message: nullableText },
+    ...{ lastModified: { type: 'string' }, locked: { type: 'boolean' } },
+  },
+};
+
+const listOf = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['items', 'total'],
+  properties: { items: { type: 'array', items: item }, total: count },
+});
+
+/** `GET /batches` and `GET /jobs` answers. */
+export const batchList = listOf(batchSummary);
+export const jobList = listOf(jobSummary);
+
+/** Answers whose shape is the store's record (see src/queue/*-load.ts): any object. */
+export const anyObject: JsonSchema = { type: 'object', additionalProperties: true };

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import { startEngineProcess } from '../../support/engine-process.js';
+import { eventually } from '../../support/eventually.js';
+import { queueContext } from '../../support/queue-context.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+
+describe('mrtq serve with its HTTP API', () => {
+  it('answers health, readiness and metrics, takes a batch with the token, refuses one without', async () => {
+    const engine = await startEngineProcess(chroot.connectString(), ['--sweep', '0'], {
+      MRTQ_API_TOKEN: 's3cret',
+    });
+    try {
+      const url = /"http":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(engine.output())?.[1];
+      expect(url).toBeDefined();
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${url}/readyz`)).status).toBe(200);
+      const body = JSON.stringify({ profile: 'demo', submitter: 'api', payloadUrl: 'sim:2', type: 'file' });
+      const headers = { 'content-type': 'application/json' };
+      expect((await fetch(`${url}/batches`, { method: 'POST', headers, body })).status).toBe(401);
+      const created = await fetch(`${url}/batches`, {
+        method: 'POST',
+        headers: { ...headers, authorization: 'Bearer s3cret' },
+        body,
+      });
+      expect(created.status).toBe(201);
+      const { bid } = (await created.json()) as { bid: string };
+      const ctx = queueContext(await chroot.connect());
+      await eventually(
+        () => loadBatch(ctx, bid),
+        (b) => b.status === 'completed',
+        30_000,
+        100,
+      );
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(/^mrtq_jobs\{state="completed"\} 2$/m);
+    } finally {
+      engine.signal('SIGTERM');
+      expect(await engine.exited).toBe(0);
+    }
+  }, 60_000);
+});
