@@ -8,6 +8,7 @@ import { registerListing } from './commands/listing.js';
 import { registerServe } from './commands/serve.js';
 import { registerSubmit } from './commands/submit.js';
 import { registerTree } from './commands/tree.js';
+import { registerWatch } from './commands/watch.js';
 import { registerZk } from './commands/zk.js';
 import type { CliContext } from './context.js';
 import { CliError, ExitCode } from './exit-codes.js';
@@ -33,6 +34,7 @@ function buildProgram(config: Config): Command {
   registerListing(program, ctx);
   registerZk(program, ctx);
   registerTree(program, ctx);
+  registerWatch(program, ctx);
   registerDoctor(program, ctx);
   registerCleanup(program, ctx);
   return program;

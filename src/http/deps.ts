@@ -4,7 +4,7 @@ import type { Engine } from '../engine/engine.js';
 import type { QueueContext } from '../queue/context.js';
 import type { ProfileStore } from '../steps/ingest/profiles.js';
 import type { SessionState } from '../zk/index.js';
-import type { TransitionFeed } from './transition-feed.js';
+import type { TransitionFeed } from '../streams/transition-feed.js';
 import type { Counters } from './prometheus.js';
 import type { JsonSchema } from './schemas.js';
 

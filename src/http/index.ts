@@ -2,4 +2,4 @@
 export { API_VERSION, createHttpApi } from './app.js';
 export { startHttpApi, type ListenOptions, type RunningHttpApi } from './server.js';
 export type { EngineView, HttpApiDeps } from './deps.js';
-export type { Transition } from './transition-tracker.js';
+export type { Transition } from '../streams/transition-tracker.js';

@@ -3,7 +3,7 @@ import { jobStates } from '../../machines/index.js';
 import { isQueueError } from '../queue/errors.js';
 import { batchChild, parseRefName } from '../queue/paths.js';
 import { decodeBatchStatus } from '../queue/wire.js';
-import { batchIds$, batchStatus$, jobWork$, type NodeValue } from '../streams/index.js';
+import { batchIds$, batchStatus$, jobWork$, type NodeValue } from './index.js';
 import type { ZkClient } from '../zk/index.js';
 import { BatchStatuses, JobLocations, type JobMove, type Transition } from './transition-tracker.js';
 

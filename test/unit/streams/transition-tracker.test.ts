@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchStatuses, JobLocations } from '../../../src/http/transition-tracker.js';
+import { BatchStatuses, JobLocations } from '../../../src/streams/transition-tracker.js';
 
 const STATES = ['pending', 'estimating', 'completed'];
 
