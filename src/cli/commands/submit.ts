@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
 import { createBatch } from '../../queue/batch-create.js';
 import { ensureQueueTree } from '../../queue/tree-init.js';
@@ -22,11 +25,38 @@ interface SubmitFlags {
  * `mrtq submit <payload-url>`: queues a batch (pending) and prints its id; an unknown profile is
  * refused. Uploads and the HTTP API are issue #7; the simulated steps expand `sim:<n>` payloads.
  */
+/**
+ * A local file (no URL scheme) is copied under the first `file://` root (`uploads/`), so the
+ * engine, which only reads files inside the roots, can fetch it; a URL is used as it is.
+ */
+async function asPayloadUrl(payload: string, roots: readonly string[]): Promise<string> {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(payload)) return payload;
+  const source = resolve(payload);
+  try {
+    if (!(await stat(source)).isFile()) throw new Error('not a file');
+  } catch {
+    throw new CliError(`"${payload}" is neither a URL nor a readable file`, ExitCode.usage);
+  }
+  const root = roots[0];
+  if (!root)
+    throw new CliError(
+      'no file roots are configured (MRTQ_FILE_ROOTS) to copy the file into',
+      ExitCode.usage,
+    );
+  const target = join(root, 'uploads', `${randomUUID()}-${basename(source)}`);
+  await mkdir(dirname(target), { recursive: true });
+  await copyFile(source, target);
+  return pathToFileURL(target).href;
+}
+
 export function registerSubmit(program: Command, ctx: CliContext): void {
   program
     .command('submit')
     .description('queue a batch for the payload URL and print its batch id')
-    .argument('<payload-url>', 'the payload (with the simulated steps: sim:<number of jobs>)')
+    .argument(
+      '<payload>',
+      'a payload URL (http(s)://, file://, sim:<n>) or a local file, copied into the file roots',
+    )
     .requiredOption('--profile <name>', 'ingest profile')
     .option('--submitter <who>', 'who submits', 'mrtq')
     .option(
@@ -38,7 +68,8 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
     .option('--uuid <uuid>', 'batch uuid; submitting the same uuid twice returns the first batch')
     .option('--title <erc_what>', 'ERC what')
     .option('--json', 'print {"bid","uuid","created"}')
-    .action(async (payloadUrl: string, flags: SubmitFlags) => {
+    .action(async (payload: string, flags: SubmitFlags) => {
+      let payloadUrl = payload;
       const profiles = await loadProfiles(ctx.config.ingest.profilesDir);
       if (!profiles.names().includes(flags.profile)) {
         const known = profiles.names().join(', ') || 'none';
@@ -48,6 +79,7 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
         );
       }
       const collection = flags.collection ?? profiles.getProfile(flags.profile).collection;
+      payloadUrl = await asPayloadUrl(payloadUrl, ctx.config.ingest.fetch.roots);
       const zk = await connectForCommand(ctx.config, ctx.zkFlag());
       try {
         const queue = commandQueueContext(zk);

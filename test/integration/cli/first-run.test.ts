@@ -43,6 +43,25 @@ describe("the README's first run", () => {
       expect(readdirSync(join(dataDir, 'store'))).toHaveLength(1);
       expect(readdirSync(join(dataDir, 'outbox')).some((f) => f.startsWith(bid))).toBe(true);
 
+      // A local file given as a path is copied under the file roots and ingested from there.
+      const local = join(dataDir, 'elsewhere.txt');
+      writeFileSync(local, 'from a path\n');
+      const byPath = await runCli(
+        ['submit', local, '--type', 'file', '--profile', 'demo', '--zk', chroot.connectString()],
+        env,
+      );
+      expect(byPath.code).toBe(0);
+      const copied = await eventually(
+        () => loadBatch(ctx, byPath.stdout.trim()),
+        (b) => b.status === 'completed' || b.status === 'failed',
+        30_000,
+        100,
+      );
+      expect(copied.status).toBe('completed');
+      expect(
+        readdirSync(join(dataDir, 'incoming', 'uploads')).some((f) => f.endsWith('-elsewhere.txt')),
+      ).toBe(true);
+
       const outside = await runCli(
         [
           'submit',
