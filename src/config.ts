@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { readConfigFile } from './config-file.js';
 import { loadIngestSettings } from './config-ingest.js';
 import type { IngestSettings } from './steps/ingest/contracts.js';
 
@@ -41,8 +42,12 @@ function port(name: string, raw: string | undefined, fallback: number): number {
   return value;
 }
 
-/** Reads the configuration; throws an error naming the setting when a value is invalid. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+/**
+ * Reads the configuration from the environment, over a config file (`MRTQ_CONFIG` or `--config`)
+ * when one is given; throws an error naming the setting when a value is invalid. */
+export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: string): Config {
+  const file = configFile ?? given.MRTQ_CONFIG;
+  const env: NodeJS.ProcessEnv = file ? { ...readConfigFile(file), ...given } : given;
   const containers = (env.MRTQ_CONTAINERS ?? 'auto').toLowerCase();
   if (containers !== 'auto' && containers !== 'off') {
     throw new Error(`MRTQ_CONTAINERS must be "auto" or "off", got "${env.MRTQ_CONTAINERS}"`);

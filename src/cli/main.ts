@@ -16,6 +16,7 @@ import { CliError, ExitCode } from './exit-codes.js';
 function buildProgram(config: Config): Command {
   const program = new Command('mrtq')
     .description('Merritt ingest queue on Apache ZooKeeper')
+    .option('--config <file>', 'YAML or JSON settings, named as the environment variables (also MRTQ_CONFIG)')
     .option(
       '--zk <connect>',
       'ZooKeeper connection string (host:port[,host:port][/chroot]); default ZK_CONNECT',
@@ -40,10 +41,17 @@ function buildProgram(config: Config): Command {
   return program;
 }
 
+/** `--config <file>` is read before the commands are parsed: every command needs the configuration. */
+function configFlag(argv: string[]): string | undefined {
+  const at = argv.indexOf('--config');
+  if (at >= 0) return argv[at + 1];
+  return argv.find((arg) => arg.startsWith('--config='))?.slice('--config='.length);
+}
+
 async function main(argv: string[]): Promise<number> {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(undefined, configFlag(argv));
   } catch (err) {
     process.stderr.write(`mrtq: ${(err as Error).message}\n`);
     return ExitCode.usage;

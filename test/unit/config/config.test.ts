@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { IngestConfigError } from '../../../src/config-ingest.js';
 
@@ -46,5 +49,25 @@ describe('configuration from the environment', () => {
 
   it('refuses a bad session timeout by name', () => {
     expect(() => loadConfig({ ZK_SESSION_TIMEOUT_MS: 'soon' })).toThrow(/ZK_SESSION_TIMEOUT_MS/);
+  });
+});
+
+describe('a config file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mrtq-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('supplies settings the environment does not override', () => {
+    const file = join(dir, 'ok.yaml');
+    writeFileSync(file, 'MRTQ_HTTP_PORT: 9999\nMRTQ_MAX_USED_FRACTION: 0.5\nLOG_LEVEL: debug\n');
+    const config = loadConfig({ MRTQ_CONFIG: file, LOG_LEVEL: 'warn' });
+    expect(config).toMatchObject({ httpPort: 9999, logLevel: 'warn', ingest: { maxUsedFraction: 0.5 } });
+  });
+
+  it('names every unknown setting and bad value', () => {
+    const file = join(dir, 'bad.yaml');
+    writeFileSync(file, 'MRTQ_HTTP_PROT: 1\nMRTQ_FILE_ROOTS: [a, b]\n');
+    expect(() => loadConfig({}, file)).toThrow(
+      /MRTQ_HTTP_PROT: unknown setting[\s\S]*MRTQ_FILE_ROOTS: expected a single value/,
+    );
   });
 });
