@@ -8,7 +8,8 @@ import {
   type EngineOptions,
   type ServableJobState,
 } from './engine/engine.js';
-import { fileLedger, noLedger } from './engine/ledger.js';
+import { countingLedger, fileLedger, noLedger } from './engine/ledger.js';
+import { EngineMetrics } from './telemetry/engine-metrics.js';
 import type { AccessSteps, BatchSteps, JobSteps } from './engine/steps.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
 import { startHttpApi } from './http/index.js';
@@ -65,7 +66,13 @@ export async function startService(config: Config, options: ServiceOptions, log:
     options.inspectPort !== undefined ? await startInspector({ port: options.inspectPort }) : undefined;
   if (inspector)
     log.info({ url: inspector.url }, 'Stately inspector relay (open in a browser on this machine)');
-  const zk = await connectZk({ connectString, sessionTimeoutMs: config.zkSessionTimeoutMs, logger: log });
+  const metrics = new EngineMetrics();
+  const zk = await connectZk({
+    connectString,
+    sessionTimeoutMs: config.zkSessionTimeoutMs,
+    logger: log,
+    onRequest: (operation, ms, outcome) => metrics.zkRequest(operation, ms, outcome),
+  });
   const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
   const queue = { zk, log: log.child({ component: 'queue' }), now: () => new Date() };
   const steps: {
@@ -83,7 +90,8 @@ export async function startService(config: Config, options: ServiceOptions, log:
       jobSteps: steps.jobSteps,
       batchSteps: steps.batchSteps,
       accessSteps: steps.accessSteps,
-      ledger: options.ledgerFile ? fileLedger(options.ledgerFile) : noLedger,
+      ledger: countingLedger(options.ledgerFile ? fileLedger(options.ledgerFile) : noLedger, metrics),
+      metrics,
       log: log.child({ component: 'engine' }),
       inspect: inspector?.inspect,
     },
@@ -101,7 +109,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
     options.httpPort === false
       ? undefined
       : await startHttpApi(
-          { queue, profiles, token: config.apiToken, engine, ready: () => zk.isConnected, log },
+          { queue, profiles, token: config.apiToken, engine, metrics, ready: () => zk.isConnected, log },
           { host: config.httpHost, port: options.httpPort ?? config.httpPort },
         );
   if (api)

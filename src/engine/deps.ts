@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { QueueContext } from '../queue/context.js';
+import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
 import type { AccessSteps, BatchSteps, JobSteps } from './steps.js';
 
@@ -13,6 +14,8 @@ export interface EngineDeps {
   accessSteps?: AccessSteps;
   ledger: Ledger;
   log: Logger;
+  /** Counts transitions, step failures and durations, lock contention (`/metrics`). */
+  metrics?: EngineMetrics;
   /** Attached to every machine actor (the Stately inspector). */
   inspect?: Observer<InspectionEvent>;
   /** Collections on hold right now (kept current by a watcher). */

@@ -123,7 +123,10 @@ export class Engine {
         acquireJob(deps.queue, state, {
           candidates,
           skip,
-          onLocked,
+          onLocked: (jid) => {
+            deps.metrics?.lockContention(state);
+            onLocked(jid);
+          },
           onInvalid: (jid, error) =>
             deps.log.error({ jobId: jid, state, err: error }, 'job cannot be used; skipped'),
         }),
@@ -170,7 +173,10 @@ export class Engine {
       acquire: (candidates, skip, onLocked) =>
         acquireBatch(deps.queue, work, {
           candidates: candidates.filter((bid) => !skip(bid)),
-          onLocked,
+          onLocked: (bid) => {
+            deps.metrics?.lockContention(`batch ${work}`);
+            onLocked(bid);
+          },
           onInvalid: (bid, error) =>
             deps.log.error({ batchId: bid, err: error }, 'batch cannot be used; skipped'),
         }),

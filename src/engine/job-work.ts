@@ -63,6 +63,7 @@ async function stepAndCommit(
   let writes: StepWrites = {};
   const { machine, input } = restoreJob(job);
   let event: JobEvent;
+  const started = performance.now();
   try {
     event = await runMachineStep<JobEvent>({
       machine,
@@ -85,7 +86,11 @@ async function stepAndCommit(
     return undefined;
   }
   span.setAttribute(Attr.event, event.type);
-  if ('message' in event && event.type.endsWith('.failed')) markFailed(span, event.message ?? event.type);
+  deps.metrics?.stepDuration(job.status, (performance.now() - started) / 1000);
+  if ('message' in event && event.type.endsWith('.failed')) {
+    markFailed(span, event.message ?? event.type);
+    deps.metrics?.stepFailed(job.status);
+  }
   const to = await commit(deps, acquired, event, writes);
   if (to) span.setAttribute(Attr.stateTo, to);
   if (to === 'completed') await cleanupCompleted(deps, acquired, log);

@@ -1,4 +1,5 @@
 import { appendFileSync } from 'node:fs';
+import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 
 /** One line of the ledger: a step started, was committed, or ended without a commit. */
 export interface LedgerEntry {
@@ -27,6 +28,19 @@ export function fileLedger(path: string, pid = process.pid): Ledger {
   return {
     record(entry) {
       appendFileSync(path, JSON.stringify({ t: Date.now(), pid, ...entry }) + '\n');
+    },
+  };
+}
+
+/** A ledger that also counts every commit as a transition in `metrics` (kind from the item id). */
+export function countingLedger(ledger: Ledger, metrics: Pick<EngineMetrics, 'transition'>): Ledger {
+  return {
+    record(entry) {
+      if (entry.kind === 'commit' && entry.to) {
+        const kind = entry.item.startsWith('jid') ? 'job' : entry.item.startsWith('bid') ? 'batch' : 'access';
+        metrics.transition(kind, entry.state, entry.to);
+      }
+      ledger.record(entry);
     },
   };
 }

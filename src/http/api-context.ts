@@ -1,7 +1,7 @@
 import { ensureQueueTree } from '../queue/tree-init.js';
 import type { SessionState } from '../zk/index.js';
 import type { ApiContext, HttpApiDeps } from './deps.js';
-import { Counters } from './prometheus.js';
+import { Counters } from '../telemetry/prometheus.js';
 import { createTransitionFeed } from '../streams/transition-feed.js';
 
 /** Counters this process keeps; declared up front so `/metrics` always lists them. */

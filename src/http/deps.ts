@@ -4,8 +4,9 @@ import type { Engine } from '../engine/engine.js';
 import type { QueueContext } from '../queue/context.js';
 import type { ProfileStore } from '../steps/ingest/profiles.js';
 import type { SessionState } from '../zk/index.js';
+import type { MetricFamily } from '../telemetry/prometheus.js';
 import type { TransitionFeed } from '../streams/transition-feed.js';
-import type { Counters } from './prometheus.js';
+import type { Counters } from '../telemetry/prometheus.js';
 import type { JsonSchema } from './schemas.js';
 
 /** What the API reads of an engine running in the same process (for metrics). */
@@ -19,6 +20,8 @@ export interface HttpApiDeps {
   token: string | undefined;
   /** The engine of this process, when it runs one (in-flight gauges). */
   engine?: EngineView;
+  /** Metrics this process keeps outside the API (engine, ZooKeeper client), added to `/metrics`. */
+  metrics?: { toFamilies(): MetricFamily[] };
   /** True when this process can do its work: ZooKeeper session live and consumers running. */
   ready(): boolean;
   log: Logger;

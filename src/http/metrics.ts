@@ -15,7 +15,7 @@ import {
 import { decodeBatchStatus } from '../queue/wire.js';
 import { isZkError, type SessionState } from '../zk/index.js';
 import type { EngineView } from './deps.js';
-import type { Counters, MetricFamily } from './prometheus.js';
+import type { Counters, MetricFamily } from '../telemetry/prometheus.js';
 
 /** What `/metrics` reads. */
 export interface MetricsSource {
@@ -23,6 +23,8 @@ export interface MetricsSource {
   engine?: EngineView;
   sessionState(): SessionState;
   counters: Counters;
+  /** This process's engine and ZooKeeper client metrics, when it runs an engine. */
+  metrics?: { toFamilies(): MetricFamily[] };
 }
 
 const SESSION_STATES: readonly SessionState[] = [
@@ -130,5 +132,12 @@ export async function collectMetrics(source: MetricsSource): Promise<MetricFamil
     batchCounts(source.queue),
     holdGauges(source.queue),
   ]);
-  return [jobs, batches, ...holds, ...processGauges(source), ...source.counters.toFamilies()];
+  return [
+    jobs,
+    batches,
+    ...holds,
+    ...processGauges(source),
+    ...source.counters.toFamilies(),
+    ...(source.metrics?.toFamilies() ?? []),
+  ];
 }

@@ -1,7 +1,7 @@
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
 import { collectMetrics } from './metrics.js';
-import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from './prometheus.js';
+import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from '../telemetry/prometheus.js';
 import type { JsonSchema } from './schemas.js';
 
 const statusBody: JsonSchema = {

@@ -41,6 +41,13 @@ export class ZkClient {
     this.watchers = new WatcherAdapters(settings.log);
   }
 
+  private observer: ((operation: string, ms: number, outcome: string) => void) | undefined;
+
+  /** Reports every request's latency and outcome to `observer` (metrics); undefined stops it. */
+  observeRequests(observer: ((operation: string, ms: number, outcome: string) => void) | undefined): void {
+    this.observer = observer;
+  }
+
   /** Hex id of the current session (compare with `ZkStat.ephemeralOwner`); `'0'` while there is none. */
   get sessionId(): string {
     return this.session.sessionId;
@@ -175,12 +182,20 @@ export class ZkClient {
       );
     }
     const label = { operation, path };
-    return this.session.requests.run<T>(label, this.settings.requestTimeoutMs, (done) => {
+    const request = this.session.requests.run<T>(label, this.settings.requestTimeoutMs, (done) => {
       if (path !== undefined) {
         validatePath(path, operation);
         assertRequestFits(operation, [{ path, data }], this.settings.chroot);
       }
       start(this.session.current, done);
     });
+    const observe = this.observer;
+    if (!observe) return request;
+    const started = performance.now();
+    request.then(
+      () => observe(operation, performance.now() - started, 'ok'),
+      (err: unknown) => observe(operation, performance.now() - started, isZkError(err) ? err.kind : 'error'),
+    );
+    return request;
   }
 }

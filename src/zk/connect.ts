@@ -43,7 +43,9 @@ export async function connectZk(options: ZkOptions): Promise<ZkClient> {
       await admin.close();
     }
   }
-  return open(resolved, deadline, chroot);
+  const client = await open(resolved, deadline, chroot);
+  client.observeRequests(options.onRequest);
+  return client;
 }
 
 async function open(resolved: Resolved, deadline: number, chroot: string | undefined): Promise<ZkClient> {

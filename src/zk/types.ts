@@ -19,6 +19,8 @@ export interface ZkOptions {
   /** ACL of nodes this client creates: `open` (world:anyone, default) or `creator` (needs `auth`). */
   acl?: 'open' | 'creator';
   logger?: Logger;
+  /** Called after every request with its latency and outcome (`ok` or the error kind), for metrics. */
+  onRequest?: (operation: string, ms: number, outcome: string) => void;
 }
 
 export type CreateMode = 'persistent' | 'ephemeral' | 'persistent_sequential' | 'ephemeral_sequential';

@@ -36,6 +36,15 @@ describe('mrtq serve with its HTTP API', () => {
       );
       const metrics = await (await fetch(`${url}/metrics`)).text();
       expect(metrics).toMatch(/^mrtq_jobs\{state="completed"\} 2$/m);
+      // What this process did: transitions, step durations, ZooKeeper latency.
+      expect(metrics).toMatch(/^mrtq_transitions_total\{kind="job",from="notify",to="completed"\} 2$/m);
+      expect(metrics).toMatch(/^mrtq_transitions_total\{kind="batch",from="reporting",to="completed"\} 1$/m);
+      expect(metrics).toMatch(/^mrtq_step_duration_seconds_count\{state="downloading"\} 2$/m);
+      expect(metrics).toMatch(/^mrtq_step_duration_seconds_bucket\{state="downloading",le="\+Inf"\} 2$/m);
+      expect(metrics).toMatch(
+        /^mrtq_zk_request_duration_seconds_count\{operation="multi",outcome="ok"\} \d+$/m,
+      );
+      expect(metrics).toMatch(/^# TYPE mrtq_step_duration_seconds histogram$/m);
     } finally {
       engine.signal('SIGTERM');
       expect(await engine.exited).toBe(0);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Counters, formatPrometheus } from '../../../src/http/prometheus.js';
+import { Counters, formatPrometheus } from '../../../src/telemetry/prometheus.js';
 
 describe('Prometheus text format', () => {
   it('writes HELP and TYPE before the samples of each family, labels quoted and escaped', () => {

@@ -12,8 +12,9 @@ export type Labels = Readonly<Record<string, string>>;
 export interface MetricFamily {
   name: string;
   help: string;
-  type: 'gauge' | 'counter';
-  samples: { labels?: Labels; value: number }[];
+  type: 'gauge' | 'counter' | 'histogram';
+  /** `suffix` names a histogram's `_bucket`, `_sum` and `_count` samples. */
+  samples: { labels?: Labels; value: number; suffix?: string }[];
 }
 
 const escapeHelp = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
@@ -38,7 +39,9 @@ export function formatPrometheus(families: readonly MetricFamily[]): string {
   for (const family of families) {
     lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
     for (const sample of family.samples) {
-      lines.push(`${family.name}${formatLabels(sample.labels)} ${formatValue(sample.value)}`);
+      lines.push(
+        `${family.name}${sample.suffix ?? ''}${formatLabels(sample.labels)} ${formatValue(sample.value)}`,
+      );
     }
   }
   return `${lines.join('\n')}\n`;
@@ -73,6 +76,56 @@ export class Counters {
       help,
       type: 'counter' as const,
       samples: [...samples.values()].map((s) => ({ labels: s.labels, value: s.value })),
+    }));
+  }
+}
+
+/** Histograms kept in this process: cumulative buckets, sum and count per label set. */
+export class Histograms {
+  private readonly families = new Map<
+    string,
+    {
+      help: string;
+      buckets: readonly number[];
+      series: Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>;
+    }
+  >();
+
+  declare(name: string, help: string, buckets: readonly number[]): void {
+    if (!this.families.has(name)) this.families.set(name, { help, buckets, series: new Map() });
+  }
+
+  observe(name: string, labels: Labels, value: number): void {
+    const family = this.families.get(name);
+    if (!family) throw new Error(`histogram ${name} was not declared`);
+    const key = JSON.stringify(Object.entries(labels).sort());
+    let series = family.series.get(key);
+    if (!series) {
+      series = { labels: { ...labels }, counts: family.buckets.map(() => 0), sum: 0, count: 0 };
+      family.series.set(key, series);
+    }
+    family.buckets.forEach((bound, i) => {
+      if (value <= bound) series.counts[i] = (series.counts[i] ?? 0) + 1;
+    });
+    series.sum += value;
+    series.count += 1;
+  }
+
+  toFamilies(): MetricFamily[] {
+    return [...this.families].map(([name, { help, buckets, series }]) => ({
+      name,
+      help,
+      type: 'histogram' as const,
+      samples: [...series.values()].flatMap((s) => [
+        ...buckets.map((bound, i) => ({
+          suffix: '_bucket',
+          labels: { ...s.labels, le: String(bound) },
+          value: s.counts[i] ?? 0,
+        })),
+        { suffix: '_bucket', labels: { ...s.labels, le: '+Inf' }, value: s.count },
+        { suffix: '_sum', labels: s.labels, value: s.sum },
+        { suffix: '_count', labels: s.labels, value: s.count },
+      ]),
     }));
   }
 }
