@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BatchWork } from './queue/batch-acquire.js';
 import type { Config } from './config.js';
@@ -109,7 +110,16 @@ export async function startService(config: Config, options: ServiceOptions, log:
     options.httpPort === false
       ? undefined
       : await startHttpApi(
-          { queue, profiles, token: config.apiToken, engine, metrics, ready: () => zk.isConnected, log },
+          {
+            queue,
+            profiles,
+            token: config.apiToken,
+            engine,
+            metrics,
+            uploadDir: uploadDirOf(config),
+            ready: () => zk.isConnected,
+            log,
+          },
           { host: config.httpHost, port: options.httpPort ?? config.httpPort },
         );
   if (api)
@@ -132,6 +142,12 @@ export async function startService(config: Config, options: ServiceOptions, log:
       await inspector?.stop();
     },
   };
+}
+
+/** Uploaded manifests go under the first `file://` root, where the ingest steps may read them. */
+function uploadDirOf(config: Config): string | undefined {
+  const root = config.ingest.fetch.roots[0];
+  return root ? join(root, 'uploads') : undefined;
 }
 
 function uniformLimits(limit: number): EngineOptions['limits'] {

@@ -20,6 +20,8 @@ export interface HttpApiDeps {
   token: string | undefined;
   /** The engine of this process, when it runs one (in-flight gauges). */
   engine?: EngineView;
+  /** Where uploaded manifests are written (inside the `file://` roots); no uploads without it. */
+  uploadDir?: string;
   /** Metrics this process keeps outside the API (engine, ZooKeeper client), added to `/metrics`. */
   metrics?: { toFamilies(): MetricFamily[] };
   /** True when this process can do its work: ZooKeeper session live and consumers running. */
@@ -56,6 +58,8 @@ export interface RouteSpec {
   mutating?: boolean;
   /** Names the action in a refused transition's message: "cannot hold job: …". */
   action?: string;
+  /** Content type of the request body when it is not JSON. */
+  consumes?: string;
   /** Content type of a successful answer when it is not JSON. */
   produces?: string;
   schema: RouteSchema;

@@ -67,7 +67,11 @@ function operation(spec: RouteSpec): Record<string, unknown> {
   if (spec.schema.body) {
     // A body with required fields is required; the operator actions' body is optional.
     const required = Array.isArray(spec.schema.body.required) && spec.schema.body.required.length > 0;
-    op.requestBody = { required, content: { 'application/json': { schema: spec.schema.body } } };
+    const type = spec.consumes ?? 'application/json';
+    op.requestBody = {
+      required: required || type !== 'application/json',
+      content: { [type]: { schema: spec.schema.body } },
+    };
   }
   if (spec.mutating) op.security = [{ bearer: [] }];
   return op;

@@ -7,6 +7,7 @@ import type { Submission } from '../queue/records.js';
 import { parseDigest } from '../steps/ingest/digest.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
+import { uploadRoute } from './routes-upload.js';
 import {
   anyObject,
   batchList,
@@ -137,5 +138,5 @@ function listRoutes(ctx: ApiContext): RouteSpec[] {
 
 /** Submitting, listing and showing batches and jobs. */
 export function itemRoutes(ctx: ApiContext): RouteSpec[] {
-  return [submitRoute(ctx), ...listRoutes(ctx), ...showRoutes(ctx)];
+  return [submitRoute(ctx), uploadRoute(ctx), ...listRoutes(ctx), ...showRoutes(ctx)];
 }

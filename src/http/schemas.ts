@@ -47,6 +47,26 @@ export const submitBody: JsonSchema = {
   dependencies: { digest_type: ['digest_value'], digest_value: ['digest_type'] },
 };
 
+/** The query of `POST /batches/manifest` (the manifest itself is the body). */
+export const uploadQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['profile', 'submitter', 'type'],
+  properties: {
+    profile: text(100, { pattern: SAFE_NAME }),
+    submitter: text(200),
+    type: { type: 'string', enum: ['object-manifest', 'manifest-of-manifests', 'manifest-of-containers'] },
+    uuid: text(200, { pattern: SAFE_NAME }),
+  },
+};
+
+export interface UploadQuery {
+  profile: string;
+  submitter: string;
+  type: string;
+  uuid?: string;
+}
+
 /** The body `POST /batches` accepts (see {@link submitBody}). */
 export interface SubmitBody {
   profile: string;

@@ -5,7 +5,9 @@ import { loadJob } from '../../../src/queue/job-load.js';
 import { loadBatch } from '../../../src/queue/batch-load.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { queueContext } from '../../support/queue-context.js';
-import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
+import { driveBatch, driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
+import { createBatch } from '../../../src/queue/batch-create.js';
+import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
@@ -79,4 +81,41 @@ describe('operator commands', () => {
     expect(JSON.parse(released.stdout)).toMatchObject({ jobs: [], batches: [], failed: [] });
     expect(await ctx.zk.exists('/locks/collections/demo')).toBeUndefined();
   });
+});
+
+describe('batch operator commands', () => {
+  it('hold and release a pending batch; update-report and delete a failed one', async () => {
+    const ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    const mrtq = (...args: string[]) => runCli([...args, '--zk', chroot.connectString()]);
+    const { bid: pending } = await createBatch(ctx, {
+      profile_name: 'demo',
+      submitter: 's',
+      payload_url: 'u',
+      type: 'file',
+    });
+    expect((await mrtq('hold', pending)).stdout).toBe(`${pending} held\n`);
+    expect((await mrtq('release', pending)).stdout).toBe(`${pending} pending\n`);
+
+    const { bid, jids } = await expandedBatch(ctx, [objectSpec(0)]);
+    await driveJob(ctx, jids[0]!, [
+      { type: 'job.acquired' },
+      { type: 'estimate.done', spaceNeeded: 1 },
+      { type: 'provision.done' },
+      { type: 'download.failed', message: '404' },
+    ]);
+    await driveBatch(ctx, bid, { type: 'batch.jobs-done' }, { release: false });
+    await commitBatchTransition(
+      ctx,
+      {
+        batch: await loadBatch(ctx, bid),
+        lock: { path: `/batches/${bid}/lock`, sessionId: ctx.zk.sessionId },
+      },
+      { type: 'report.done', completedJobs: 0, failedJobs: 1 },
+    );
+    expect((await mrtq('update-report', bid)).stdout).toBe(`${bid} update-reporting\n`);
+    await driveBatch(ctx, bid, { type: 'report.done', completedJobs: 0, failedJobs: 1 });
+    expect((await mrtq('delete', bid)).stdout).toBe(`${bid} deleted\n`);
+    expect(await ctx.zk.exists(`/batches/${bid}`)).toBeUndefined();
+  }, 60_000);
 });

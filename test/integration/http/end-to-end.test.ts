@@ -252,7 +252,14 @@ describe('the API end to end: a real listening server and a real engine (simulat
     expect(listed.sort()).toEqual(
       [
         ...['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /openapi.json', 'GET /events'],
-        ...['POST /batches', 'GET /batches', 'GET /batches/{id}', 'GET /jobs', 'GET /jobs/{jid}'],
+        ...[
+          'POST /batches',
+          'POST /batches/manifest',
+          'GET /batches',
+          'GET /batches/{id}',
+          'GET /jobs',
+          'GET /jobs/{jid}',
+        ],
         ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete']),
         ...actions('/batches/{bid}', ['hold', 'release', 'update-report', 'delete']),
         ...actions('/queues/{queue}', ['pause', 'resume']),
