@@ -76,14 +76,20 @@ export async function startService(config: Config, options: ServiceOptions, log:
   });
   const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
   const queue = { zk, log: log.child({ component: 'queue' }), now: () => new Date() };
+  // The HTTP API validates submissions against the profiles: the ingest steps' store, or one
+  // loaded for it when the steps are simulated.
   const steps: {
     jobSteps: JobSteps;
     batchSteps: BatchSteps;
     accessSteps: AccessSteps;
+    profiles: ProfileStore;
     close?: () => Promise<void>;
   } =
     options.steps === 'simulated'
-      ? createSimulatedSteps({ stepDelayMs: options.stepDelayMs })
+      ? {
+          ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
+          profiles: await loadProfiles(config.ingest.profilesDir),
+        }
       : await createIngestSteps(config.ingest, queue);
   const engine = new Engine(
     {
@@ -104,15 +110,13 @@ export async function startService(config: Config, options: ServiceOptions, log:
     },
   );
   await engine.start();
-  const profiles =
-    'profiles' in steps ? (steps.profiles as ProfileStore) : await loadProfiles(config.ingest.profilesDir);
   const api =
     options.httpPort === false
       ? undefined
       : await startHttpApi(
           {
             queue,
-            profiles,
+            profiles: steps.profiles,
             token: config.apiToken,
             engine,
             metrics,

@@ -1,4 +1,7 @@
 import type { Config } from '../config.js';
+import type { QueueContext } from '../queue/context.js';
+import type { CliContext } from './context.js';
+import { commandQueueContext } from './options.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
 import { readEmbedded } from '../zk-server/embedded.js';
 import { CliError, ExitCode } from './exit-codes.js';
@@ -35,5 +38,18 @@ export async function connectForCommand(config: Config, flag: string | undefined
         cause: err,
       },
     );
+  }
+}
+
+/** Runs `work` with a queue context on a session opened for this command, closed afterwards. */
+export async function withQueue<T>(
+  ctx: CliContext,
+  work: (queue: QueueContext, zk: ZkClient) => Promise<T>,
+): Promise<T> {
+  const zk = await connectForCommand(ctx.config, ctx.zkFlag());
+  try {
+    return await work(commandQueueContext(zk), zk);
+  } finally {
+    await zk.close();
   }
 }

@@ -6,11 +6,9 @@ import type { AdminOptions } from '../../queue/admin-lock.js';
 import type { QueueContext } from '../../queue/context.js';
 import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/paths.js';
 import { holdCollection, pauseQueue, resumeQueue } from '../../queue/queue-locks.js';
-import type { ZkClient } from '../../zk/index.js';
-import { connectForCommand } from '../connection.js';
+import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
-import { commandQueueContext } from '../options.js';
 
 interface ActionFlags {
   force?: boolean;
@@ -19,19 +17,6 @@ interface ActionFlags {
 }
 
 type Action = (queue: QueueContext, id: string, options: AdminOptions) => Promise<{ status: string }>;
-
-/** Runs one operator action against a connected queue, closing the session afterwards. */
-async function withQueue<T>(
-  ctx: CliContext,
-  work: (queue: QueueContext, zk: ZkClient) => Promise<T>,
-): Promise<T> {
-  const zk = await connectForCommand(ctx.config, ctx.zkFlag());
-  try {
-    return await work(commandQueueContext(zk), zk);
-  } finally {
-    await zk.close();
-  }
-}
 
 function itemAction(
   program: Command,

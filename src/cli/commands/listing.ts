@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import { batchStates, jobStates, type BatchState, type JobState } from '../../../machines/index.js';
 import { listBatches, listJobs, showItem } from '../../queue/listing.js';
-import { connectForCommand } from '../connection.js';
+import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
-import { commandQueueContext } from '../options.js';
 import { table } from '../table.js';
 
 function oneOf<T extends string>(what: string, allowed: readonly T[]) {
@@ -21,18 +20,6 @@ function count(value: string): number {
   if (!Number.isInteger(n) || n < 0)
     throw new CliError(`expected a whole number, got "${value}"`, ExitCode.usage);
   return n;
-}
-
-async function withQueue<T>(
-  ctx: CliContext,
-  work: (queue: ReturnType<typeof commandQueueContext>) => Promise<T>,
-): Promise<T> {
-  const zk = await connectForCommand(ctx.config, ctx.zkFlag());
-  try {
-    return await work(commandQueueContext(zk));
-  } finally {
-    await zk.close();
-  }
 }
 
 interface ListFlags {
