@@ -8,6 +8,7 @@ export const SETTING_NAMES: readonly string[] = [
   'ZOOKEEPER_HOME',
   'JAVA_HOME',
   'LOG_LEVEL',
+  'LOG_PRETTY',
   'MRTQ_DATA_DIR',
   'MRTQ_CONTAINERS',
   'MRTQ_API_TOKEN',

@@ -16,7 +16,10 @@ export interface Config {
   containers: 'auto' | 'off';
   /** Session timeout requested from ZooKeeper, ms. */
   zkSessionTimeoutMs: number;
+  /** pino level: fatal, error, warn, info, debug, trace or silent (LOG_LEVEL). */
   logLevel: string;
+  /** Human-readable log lines instead of JSON lines (LOG_PRETTY=true). */
+  logPretty: boolean;
   /** Bearer token of the HTTP API's mutating routes; without one they are refused (403). */
   apiToken: string | undefined;
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
@@ -32,6 +35,22 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   if (!Number.isInteger(value) || value <= 0)
     throw new Error(`${name} must be a positive integer, got "${raw}"`);
   return value;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(raw: string | undefined): string {
+  const level = (raw ?? 'info').trim().toLowerCase() || 'info';
+  if (!LOG_LEVELS.includes(level))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
+  return level;
+}
+
+function flag(name: string, raw: string | undefined): boolean {
+  const value = (raw ?? '').trim().toLowerCase();
+  if (value === '' || value === 'false' || value === '0') return false;
+  if (value === 'true' || value === '1') return true;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 function port(name: string, raw: string | undefined, fallback: number): number {
@@ -60,7 +79,8 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: 
     dataDir,
     containers,
     zkSessionTimeoutMs: positiveInt('ZK_SESSION_TIMEOUT_MS', env.ZK_SESSION_TIMEOUT_MS, 10_000),
-    logLevel: env.LOG_LEVEL ?? 'info',
+    logLevel: logLevel(env.LOG_LEVEL),
+    logPretty: flag('LOG_PRETTY', env.LOG_PRETTY),
     apiToken: env.MRTQ_API_TOKEN || undefined,
     httpHost: env.MRTQ_HTTP_HOST ?? '127.0.0.1',
     httpPort: port('MRTQ_HTTP_PORT', env.MRTQ_HTTP_PORT, 8470),

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { QueueError } from '../queue/errors.js';
+import { shutdownTelemetry } from '../telemetry/lifecycle.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerAdmin } from './commands/admin.js';
@@ -105,5 +106,6 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 });
 
 const code = await main(process.argv);
+await shutdownTelemetry();
 await Promise.all([flush(process.stdout), flush(process.stderr)]);
 process.exit(code);

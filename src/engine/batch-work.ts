@@ -1,7 +1,7 @@
 import { restoreBatch, type BatchEvent } from '../../machines/index.js';
 import type { AcquiredBatch } from '../queue/batch-acquire.js';
 import { folderChildren } from '../queue/batch-jobs.js';
-import { loadBatch, type BatchRecord } from '../queue/batch-load.js';
+import { batchTraceparent, loadBatch, type BatchRecord } from '../queue/batch-load.js';
 import {
   commitBatchTransition,
   nextBatchRecord,
@@ -13,6 +13,7 @@ import type { StatusReport } from '../queue/records.js';
 import { decodeJsonObject } from '../queue/wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
+import { contextOfTraceparent } from '../telemetry/trace-context.js';
 import type { EngineDeps } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
@@ -119,24 +120,34 @@ async function runStep(
   const { machine, input } = restoreBatch(batch);
   const attributes = {
     [Attr.batchId]: batch.batchId,
+    [Attr.batchUuid]: typeof batch.submission.batchID === 'string' ? batch.submission.batchID : '',
     [Attr.state]: batch.status,
     [Attr.profile]: batch.submission.profile_name,
   };
+  const name = actor === 'expand' ? SpanName.expand : SpanName.report;
+  // Expansion and report continue the trace of the batch's submission (stored with it).
+  const parent = contextOfTraceparent(batchTraceparent(batch));
   try {
-    return await withSpan(SpanName.step(batch.status), attributes, async (span) => {
-      const event = await runMachineStep<BatchEvent>({
-        machine,
-        input,
-        actorNames: BATCH_ACTORS,
-        actor,
-        run,
-        signal,
-        inspect: deps.inspect,
-      });
-      span.setAttribute(Attr.event, event.type);
-      if ('message' in event && event.type.endsWith('.failed')) markFailed(span, event.message);
-      return event;
-    });
+    return await withSpan(
+      name,
+      attributes,
+      async (span) => {
+        const event = await runMachineStep<BatchEvent>({
+          machine,
+          input,
+          actorNames: BATCH_ACTORS,
+          actor,
+          run,
+          signal,
+          inspect: deps.inspect,
+        });
+        span.setAttribute(Attr.event, event.type);
+        if (event.type === 'expand.done') span.setAttribute(Attr.jobCount, event.jobCount);
+        if ('message' in event && event.type.endsWith('.failed')) markFailed(span, event.message);
+        return event;
+      },
+      { parent },
+    );
   } catch (err) {
     await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
     if (!(err instanceof StepAbortedError)) throw err;

@@ -6,6 +6,7 @@ import { isQueueError } from '../queue/errors.js';
 import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
+import { contextOfTraceparent } from '../telemetry/trace-context.js';
 import type { EngineDeps } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
@@ -43,9 +44,14 @@ export function runJobStep(
     [Attr.state]: job.status,
     [Attr.priority]: job.priority,
     [Attr.retryCount]: job.retryCount,
+    [Attr.profile]: job.configuration.profile_name,
   };
-  return withSpan(SpanName.step(job.status), attributes, (span) =>
-    stepAndCommit(deps, acquired, signal, span),
+  // The step continues the batch's trace, stored with the job when its batch was expanded.
+  return withSpan(
+    SpanName.step(job.status),
+    attributes,
+    (span) => stepAndCommit(deps, acquired, signal, span),
+    { parent: contextOfTraceparent(job.configuration.traceparent) },
   );
 }
 

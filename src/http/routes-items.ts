@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { JobState } from '../../machines/index.js';
 import { createBatch } from '../queue/batch-create.js';
+import { withCallerContext } from '../telemetry/trace-context.js';
 import { QueueError } from '../queue/errors.js';
 import { listBatches, listJobs, showItem, type BatchFilter, type Page } from '../queue/listing.js';
 import type { Submission } from '../queue/records.js';
@@ -69,7 +70,9 @@ function submitRoute(ctx: ApiContext): RouteSpec {
       await ctx.ensureTree();
       const uuid = body.uuid ?? randomUUID();
       const submission = submissionOf(body, body.collection ?? profile.collection, uuid, ctx.queue.now());
-      const { bid, created } = await createBatch(ctx.queue, submission);
+      const { bid, created } = await withCallerContext(request.headers, () =>
+        createBatch(ctx.queue, submission),
+      );
       ctx.counters.inc('mrtq_batches_submitted_total', { created: String(created) });
       void reply.code(created ? 201 : 200).header('location', `/batches/${bid}`);
       return { bid, uuid, created };

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBatch } from '../queue/batch-create.js';
+import { withCallerContext } from '../telemetry/trace-context.js';
 import { parseCheckm } from '../steps/ingest/checkm.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
@@ -42,16 +43,18 @@ export function uploadRoute(ctx: ApiContext): RouteSpec {
       await mkdir(ctx.uploadDir, { recursive: true });
       await writeFile(file, text);
       await ctx.ensureTree();
-      const { bid, created } = await createBatch(ctx.queue, {
-        profile_name: query.profile,
-        submitter: query.submitter,
-        payload_url: pathToFileURL(file).href,
-        type: query.type,
-        submission_mode: 'add',
-        submissionDate: ctx.queue.now().toISOString(),
-        batchID: uuid,
-        collection: profile.collection,
-      });
+      const { bid, created } = await withCallerContext(request.headers, () =>
+        createBatch(ctx.queue, {
+          profile_name: query.profile,
+          submitter: query.submitter,
+          payload_url: pathToFileURL(file).href,
+          type: query.type,
+          submission_mode: 'add',
+          submissionDate: ctx.queue.now().toISOString(),
+          batchID: uuid,
+          collection: profile.collection,
+        }),
+      );
       void reply.code(created ? 201 : 200).header('location', `/batches/${bid}`);
       return { bid, uuid, created };
     },

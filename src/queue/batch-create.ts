@@ -4,6 +4,9 @@ import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { BATCHES, BATCH_PREFIX, batchChild, batchPath, batchUuidPath } from './paths.js';
 import type { Submission } from './records.js';
+import { Attr, SpanName } from '../telemetry/attributes.js';
+import { withSpan } from '../telemetry/span.js';
+import { activeTraceparent } from '../telemetry/trace-context.js';
 import { decodeText, encodeBatchStatus, encodeJson } from './wire.js';
 
 export interface CreatedBatch {
@@ -30,8 +33,24 @@ function validUuid(uuid: string): boolean {
  * Creates `/batches/bidN` with its submission and Pending status, and `/batch-uuids/<uuid>`.
  * The id node is created first (sequential), then everything else in one multi, so a crash
  * leaves at most an empty id node. Submitting the same uuid twice returns the first batch.
+ * Runs in a `batch submit` span whose context is stored with the batch (`traceparent`).
  */
-export async function createBatch(ctx: QueueContext, submission: Submission): Promise<CreatedBatch> {
+export function createBatch(ctx: QueueContext, submission: Submission): Promise<CreatedBatch> {
+  const attributes = {
+    [Attr.batchUuid]: typeof submission.batchID === 'string' ? submission.batchID : '',
+    [Attr.profile]: submission.profile_name,
+    [Attr.submitter]: submission.submitter,
+  };
+  return withSpan(SpanName.submit, attributes, async (span) => {
+    // The batch's trace: expansion, every job's steps and the report continue it.
+    const traceparent = activeTraceparent();
+    const created = await create(ctx, traceparent ? { ...submission, traceparent } : submission);
+    span.setAttribute(Attr.batchId, created.bid);
+    return created;
+  });
+}
+
+async function create(ctx: QueueContext, submission: Submission): Promise<CreatedBatch> {
   const uuid =
     typeof submission.batchID === 'string' && submission.batchID !== '' ? submission.batchID : undefined;
   if (uuid !== undefined && !validUuid(uuid)) {

@@ -16,6 +16,13 @@ export interface BatchRecord extends StoredBatch {
   hasStates: boolean;
   /** This engine's expansion: started, done (`job_count` known), or foreign (another tool's batch). */
   expansion: BatchExpansion;
+  /** Trace context kept in the status for a batch submitted without one (see BatchStatusData). */
+  traceparent?: string;
+}
+
+/** The trace a batch's work continues: its submission's, else the one this engine gave it. */
+export function batchTraceparent(batch: BatchRecord): string | undefined {
+  return batch.submission.traceparent ?? batch.traceparent;
 }
 
 async function readOptional(ctx: QueueContext, path: string) {
@@ -54,5 +61,6 @@ export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRe
     submission: decodeJsonObject(batchChild(bid, 'submission'), submission.data) as Submission,
     hasStates: states !== undefined,
     expansion: stored.expansion,
+    traceparent: stored.traceparent,
   };
 }

@@ -1,7 +1,7 @@
 import { nextBatchState, type BatchEvent } from '../../machines/index.js';
 import { ZkTransactionError, type Op } from '../zk/index.js';
 import type { AcquiredBatch } from './batch-acquire.js';
-import type { BatchRecord } from './batch-load.js';
+import { batchTraceparent, type BatchRecord } from './batch-load.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { assertSameSession } from './locks.js';
@@ -9,6 +9,9 @@ import { BATCH_FOLDERS, batchChild, batchFolderPath, batchPath } from './paths.j
 import type { StatusReport } from './records.js';
 import { formatTimestamp } from './timestamps.js';
 import { encodeBatchStatus, encodeJson } from './wire.js';
+import { Attr, SpanName } from '../telemetry/attributes.js';
+import { withSpan } from '../telemetry/span.js';
+import { activeTraceparent, parentContext } from '../telemetry/trace-context.js';
 
 export interface BatchCommitOptions {
   /** Delete the lock in the same multi (default true). */
@@ -90,20 +93,37 @@ export async function commitBatchTransition(
   event: BatchEvent,
   options: BatchCommitOptions = {},
 ): Promise<BatchRecord> {
-  const { batch, lock } = acquired;
-  const next = nextBatchRecord(batch, event);
-  assertSameSession(ctx, lock);
-  const now = ctx.now();
-  try {
-    await ctx.zk.multi(batchTransitionOps(acquired, next, options, now));
-  } catch (err) {
-    throw explainBatchFailure(acquired, event, err);
-  }
-  ctx.log.info(
-    { batchId: batch.batchId, from: batch.status, to: next.status, event: event.type },
-    'transition',
+  const { batch } = acquired;
+  const planned = nextBatchRecord(batch, event);
+  const stored = batchTraceparent(batch);
+  const attributes = {
+    [Attr.batchId]: batch.batchId,
+    [Attr.stateFrom]: batch.status,
+    [Attr.stateTo]: planned.status,
+    [Attr.event]: event.type,
+  };
+  return withSpan(
+    SpanName.transition(batch.status),
+    attributes,
+    async () => {
+      // A batch without trace context (another tool's) gets this span's, kept in its status.
+      const traceparent = stored ? undefined : activeTraceparent();
+      const next = traceparent ? { ...planned, traceparent } : planned;
+      assertSameSession(ctx, acquired.lock);
+      const now = ctx.now();
+      try {
+        await ctx.zk.multi(batchTransitionOps(acquired, next, options, now));
+      } catch (err) {
+        throw explainBatchFailure(acquired, event, err);
+      }
+      ctx.log.info(
+        { batchId: batch.batchId, from: batch.status, to: next.status, event: event.type },
+        'transition',
+      );
+      return { ...next, lastModified: formatTimestamp(now) };
+    },
+    { parent: parentContext(stored) },
   );
-  return { ...next, lastModified: formatTimestamp(now) };
 }
 
 export function explainBatchFailure(acquired: AcquiredBatch, event: BatchEvent, err: unknown): unknown {

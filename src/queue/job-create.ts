@@ -5,6 +5,8 @@ import { batchFolderForJob, listBatchJobs } from './batch-jobs.js';
 import { JOBS, JOB_PREFIX, BATCH_FOLDERS, batchFolderPath, batchRef, jobChild, jobRef } from './paths.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata } from './records.js';
 import { decodeJsonObject, encodeJobStatus, encodeJson, encodeText } from './wire.js';
+import { withoutRequestSpans } from '../telemetry/span.js';
+import { activeTraceparent } from '../telemetry/trace-context.js';
 
 /** One object of a batch, to become one job. */
 export interface JobSpec {
@@ -40,12 +42,19 @@ export interface ChunkLimits {
 }
 const DEFAULT_LIMITS: ChunkLimits = { maxBytes: 256 * 1024, maxOps: 2000 };
 
-function jobOps(bid: string, jid: string, spec: JobSpec, now: Date): { ops: Op[]; status: JobState } {
+function jobOps(
+  bid: string,
+  jid: string,
+  spec: JobSpec,
+  now: Date,
+  traceparent?: string,
+): { ops: Op[]; status: JobState } {
   const event = spec.rejected
     ? { type: 'job.rejected' as const, message: spec.rejected }
     : { type: 'job.created' as const };
   const { to, context } = newJobState({ jobId: jid, batchId: bid, priority: spec.priority }, event);
   const configuration: JobConfiguration = { ...spec.configuration, manifest_position: spec.position };
+  if (traceparent) configuration.traceparent = traceparent;
   const ops: Op[] = [
     { op: 'create', path: jobChild(jid, 'bid'), data: encodeText(bid) },
     { op: 'create', path: jobChild(jid, 'configuration'), data: encodeJson(configuration) },
@@ -69,6 +78,8 @@ function opBytes(op: Op): number {
   return op.path.length + data + 64;
 }
 
+const SAMPLE_TRACEPARENT = `00-${'1'.repeat(32)}-${'1'.repeat(16)}-01`;
+
 /** Groups specs so each group's multi stays under the limits (a single huge job still gets its own multi). */
 function chunk(specs: JobSpec[], limits: ChunkLimits): JobSpec[][] {
   const chunks: JobSpec[][] = [];
@@ -76,7 +87,7 @@ function chunk(specs: JobSpec[], limits: ChunkLimits): JobSpec[][] {
   let bytes = 0;
   let ops = 0;
   for (const spec of specs) {
-    const sample = jobOps('bid0000000000', 'jid0000000000', spec, new Date(0)).ops;
+    const sample = jobOps('bid0000000000', 'jid0000000000', spec, new Date(0), SAMPLE_TRACEPARENT).ops;
     const specBytes = sample.reduce((sum, op) => sum + opBytes(op), 0);
     if (current.length > 0 && (bytes + specBytes > limits.maxBytes || ops + sample.length > limits.maxOps)) {
       chunks.push(current);
@@ -131,15 +142,18 @@ export async function createJobs(
   const todo = specs.filter((spec) => !done.has(spec.position));
   const created: CreatedJob[] = [];
   const chunks = chunk(todo, limits);
+  // Each job's steps continue the trace of the span creating it (the batch's expansion).
+  const traceparent = activeTraceparent();
   for (const group of chunks) {
-    const paths = await Promise.all(
-      group.map(() => ctx.zk.create(`${JOBS}/${JOB_PREFIX}`, null, 'persistent_sequential')),
+    // One span per chunk's multi is plenty; a span per id node would bury the trace.
+    const paths = await withoutRequestSpans(() =>
+      Promise.all(group.map(() => ctx.zk.create(`${JOBS}/${JOB_PREFIX}`, null, 'persistent_sequential'))),
     );
     const now = ctx.now();
     const ops: Op[] = [];
     group.forEach((spec, i) => {
       const jid = (paths[i] as string).slice(JOBS.length + 1);
-      const built = jobOps(bid, jid, spec, now);
+      const built = jobOps(bid, jid, spec, now, traceparent);
       ops.push(...built.ops);
       created.push({ jid, position: spec.position, status: built.status });
     });

@@ -10,6 +10,9 @@ import { batchPath, batchRef, jobChild, jobPath, jobRef, jobStateFolder, parseRe
 import type { JobIdentifiers, JobInventory } from './records.js';
 import { formatTimestamp } from './timestamps.js';
 import { encodeJobStatus, encodeJson, encodeText } from './wire.js';
+import { Attr, SpanName } from '../telemetry/attributes.js';
+import { withSpan } from '../telemetry/span.js';
+import { parentContext } from '../telemetry/trace-context.js';
 
 export interface JobCommitOptions {
   /** Delete the lock in the same multi (default true): the job is free for the next consumer. */
@@ -101,6 +104,33 @@ export async function commitJobTransition(
 ): Promise<CommittedJob> {
   const { job } = acquired;
   const next = nextJobRecord(job, event, options);
+  const attributes = {
+    [Attr.jobId]: job.jobId,
+    [Attr.batchId]: job.batchId,
+    [Attr.stateFrom]: job.status,
+    [Attr.stateTo]: next.status,
+    [Attr.event]: event.type,
+    [Attr.priority]: next.priority,
+    [Attr.retryCount]: next.retryCount,
+  };
+  return withSpan(
+    SpanName.transition(job.status),
+    attributes,
+    () => commit(ctx, acquired, event, next, options),
+    {
+      parent: parentContext(job.configuration.traceparent),
+    },
+  );
+}
+
+async function commit(
+  ctx: QueueContext,
+  acquired: AcquiredJob,
+  event: JobEvent,
+  next: JobRecord,
+  options: JobCommitOptions,
+): Promise<CommittedJob> {
+  const { job } = acquired;
   assertSameSession(ctx, acquired.lock);
   const now = ctx.now();
   let current = acquired;

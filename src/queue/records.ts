@@ -17,6 +17,8 @@ export interface Submission {
   batchID?: string;
   /** Collection mnemonic (from the profile): what a collection hold applies to. */
   collection?: string;
+  /** W3C trace context of the submission: the batch's work continues its trace. */
+  traceparent?: string;
   [key: string]: unknown;
 }
 
@@ -34,6 +36,8 @@ export interface JobConfiguration {
   collection?: string;
   /** Position of the object in the batch's manifest: the job's deterministic key within its batch. */
   manifest_position?: number;
+  /** W3C trace context of the expansion that created the job: its steps continue that trace. */
+  traceparent?: string;
   [key: string]: unknown;
 }
 

@@ -38,6 +38,11 @@ export interface BatchStatusData {
   expansion: BatchExpansion;
   /** Jobs the expansion created (`job_count`), once it is done. */
   jobCount: number | undefined;
+  /**
+   * Trace context of a batch whose submission has none (written by another tool): set when this
+   * engine first acquires it, so its work still forms one trace.
+   */
+  traceparent?: string;
 }
 
 /** See {@link BatchStatusData.expansion}. */
@@ -71,6 +76,7 @@ export function encodeBatchStatus(status: Omit<BatchStatusData, 'lastModified'>,
   if (status.message) data.message = status.message;
   if (status.expansion === 'started') data.expansion = 'started';
   if (status.expansion === 'done') data.job_count = status.jobCount ?? 0;
+  if (status.traceparent) data.traceparent = status.traceparent;
   return encodeJson(data);
 }
 
@@ -140,6 +146,7 @@ export function decodeBatchStatus(path: string, data: Buffer | undefined): Batch
     message: optionalString(json.message),
     expansion,
     jobCount,
+    traceparent: optionalString(json.traceparent) ?? undefined,
   };
 }
 

@@ -33,6 +33,7 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
     <T>(state: JobWorkingState, result: (args: JobStepArgs) => T) =>
     async (args: JobStepArgs): Promise<T> => {
       await sleep(delay, args.signal);
+      args.log.debug({ jobId: args.job.jobId, state }, 'simulated step');
       failIfAsked(args, state);
       return result(args);
     };

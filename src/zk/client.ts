@@ -8,6 +8,7 @@ import { addOps, interpretResults, validateOps, type RawOpResult } from './multi
 import { pathPrefixes, validatePath } from './paths.js';
 import { deleteRecursive } from './recursive-delete.js';
 import type { Done } from './requests.js';
+import { endFailed, requestSpan } from './tracing.js';
 import type { Session } from './session.js';
 import type { CreateMode, Op, OpResult, SessionEvent, WatchCallback, ZkStat } from './types.js';
 
@@ -144,16 +145,22 @@ export class ZkClient {
    */
   async multi(ops: Op[]): Promise<OpResult[]> {
     if (ops.length === 0) return [];
-    const raw = await this.call<RawOpResult[]>('multi', undefined, (zk, done) => {
-      validateOps(ops, this.settings.chroot);
-      const transaction = zk.transaction();
-      addOps(transaction, ops, this.settings.acl);
-      transaction.commit((err: unknown, results: unknown) => {
-        // A refused multi comes with per-op results; anything else is a request failure.
-        if (Array.isArray(results)) done(undefined, results as RawOpResult[]);
-        else done(err ?? new Error('multi answered without results'));
-      });
-    });
+    const raw = await this.call<RawOpResult[]>(
+      'multi',
+      undefined,
+      (zk, done) => {
+        validateOps(ops, this.settings.chroot);
+        const transaction = zk.transaction();
+        addOps(transaction, ops, this.settings.acl);
+        transaction.commit((err: unknown, results: unknown) => {
+          // A refused multi comes with per-op results; anything else is a request failure.
+          if (Array.isArray(results)) done(undefined, results as RawOpResult[]);
+          else done(err ?? new Error('multi answered without results'));
+        });
+      },
+      undefined,
+      ops,
+    );
     return interpretResults(ops, raw);
   }
 
@@ -171,6 +178,7 @@ export class ZkClient {
     path: string | undefined,
     start: (zk: LibClient, done: Done<T>) => void,
     data?: Buffer,
+    ops?: readonly Op[],
   ): Promise<T> {
     if (this.session.isClosed) {
       return Promise.reject(
@@ -189,12 +197,20 @@ export class ZkClient {
       }
       start(this.session.current, done);
     });
+    const span = requestSpan(operation, path, data, ops);
     const observe = this.observer;
-    if (!observe) return request;
+    if (!observe && !span) return request;
     const started = performance.now();
     request.then(
-      () => observe(operation, performance.now() - started, 'ok'),
-      (err: unknown) => observe(operation, performance.now() - started, isZkError(err) ? err.kind : 'error'),
+      () => {
+        observe?.(operation, performance.now() - started, 'ok');
+        span?.end();
+      },
+      (err: unknown) => {
+        const outcome = isZkError(err) ? err.kind : 'error';
+        observe?.(operation, performance.now() - started, outcome);
+        if (span) endFailed(span, outcome, err);
+      },
     );
     return request;
   }

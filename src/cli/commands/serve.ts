@@ -95,7 +95,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       if (flags.steps !== 'ingest' && flags.steps !== 'simulated') {
         throw new CliError(`unknown --steps "${flags.steps}" (available: ingest, simulated)`, ExitCode.usage);
       }
-      const log = createLogger(ctx.config.logLevel);
+      const log = createLogger({ level: ctx.config.logLevel, pretty: ctx.config.logPretty });
       // Listen for the stop signal before starting, so a SIGTERM during start-up also ends cleanly.
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', resolve);

@@ -8,6 +8,8 @@ import type { Fetcher, FetchedFile } from './fetch.js';
 import { mapLimit } from './fetch-limit.js';
 import { objectOf, type ObjectFile } from './object-files.js';
 import { joinInside } from './safe-path.js';
+import { Attr } from '../../telemetry/attributes.js';
+import { annotateActiveSpan } from '../../telemetry/span.js';
 
 /** What the download step is built from (composition root). */
 export interface DownloadDeps {
@@ -131,6 +133,7 @@ export function createDownloadStep(deps: DownloadDeps): JobSteps['download'] {
     await writeRecord(dir, { files, object: object.object });
     const spaceNeeded = files.reduce((sum, file) => sum + file.size, 0);
     log.info({ jobId: job.jobId, files: files.length, spaceNeeded }, 'downloaded');
+    annotateActiveSpan({ [Attr.bytesDownloaded]: spaceNeeded });
     return { spaceNeeded };
   };
 }

@@ -1,6 +1,9 @@
 import type { FileHandle } from 'node:fs/promises';
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { context, propagation } from '@opentelemetry/api';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
+import { Attr } from '../../telemetry/attributes.js';
+import { annotateActiveSpan } from '../../telemetry/span.js';
 import type { FetchSettings } from './contracts.js';
 import { FetchError } from './errors.js';
 import { checkAnnounced, pump, tooLarge, type Expected, type FileProgress } from './fetch-sink.js';
@@ -92,8 +95,14 @@ export function createHttpSource(settings: FetchSettings): HttpSource {
   });
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
   const retry = (url: string, signal: AbortSignal) => ({ ...settings, url, signal });
-  const send: Send = (url, method, signal, headers = {}) =>
-    request(url, { method, signal, dispatcher, headers: { 'accept-encoding': 'identity', ...headers } });
+  const send: Send = async (url, method, signal, headers = {}) => {
+    const all: Record<string, string> = { 'accept-encoding': 'identity', ...headers };
+    // The trace continues at the server when it is traced too (W3C traceparent).
+    propagation.inject(context.active(), all);
+    const res = await request(url, { method, signal, dispatcher, headers: all });
+    annotateActiveSpan({ [Attr.httpStatus]: res.statusCode });
+    return res;
+  };
 
   return {
     text: (url, maxBytes, signal) =>

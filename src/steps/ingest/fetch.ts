@@ -5,6 +5,10 @@ import { FetchError } from './errors.js';
 import { createFileSource } from './fetch-file.js';
 import { createHttpSource } from './fetch-http.js';
 import { FileProgress, verify, type Expected } from './fetch-sink.js';
+import type { Span } from '@opentelemetry/api';
+import { Attr, SpanName } from '../../telemetry/attributes.js';
+import { withChildSpan } from '../../telemetry/span.js';
+import { displayUrl } from './output-http.js';
 
 /** Options of {@link Fetcher.text}. */
 export interface TextOptions {
@@ -73,32 +77,45 @@ export function createFetcher(settings: FetchSettings): Fetcher {
   const file = createFileSource(settings.roots, settings.maxFileBytes);
   const source = (url: string) => (schemeOf(url) === 'http' ? http : file);
 
+  /** Every fetch is a span (a child of the step's) named for its method, with the URL and bytes. */
+  const traced = <T>(url: string, method: 'GET' | 'HEAD', work: (span?: Span) => Promise<T>): Promise<T> => {
+    const name =
+      schemeOf(url) === 'http' ? SpanName.http(method) : `file ${method === 'GET' ? 'read' : 'stat'}`;
+    return withChildSpan(name, { [Attr.url]: displayUrl(url), [Attr.httpMethod]: method }, work);
+  };
+
   return {
     async text(url, { signal, maxBytes }) {
       signal.throwIfAborted();
-      return source(url)
-        .text(url, maxBytes ?? settings.maxManifestBytes, signal)
-        .catch((err: unknown) => abortReasonOr(signal, err));
+      return traced(url, 'GET', () =>
+        source(url)
+          .text(url, maxBytes ?? settings.maxManifestBytes, signal)
+          .catch((err: unknown) => abortReasonOr(signal, err)),
+      );
     },
     async toFile(url, destPath, { signal, expected = {} }) {
       signal.throwIfAborted();
-      const from = source(url);
-      const progress = new FileProgress(expected.digest?.algorithm ?? DEFAULT_ALGORITHM);
-      const fh = await open(destPath, 'w');
-      try {
-        await from.fill(url, fh, progress, expected, signal);
-        await fh.close();
-        return verify(url, progress, expected);
-      } catch (err) {
-        // A partial or wrong file must never be mistaken for the real one.
-        await fh.close().catch(() => undefined);
-        await rm(destPath, { force: true });
-        return abortReasonOr(signal, err);
-      }
+      return traced(url, 'GET', async (span) => {
+        const from = source(url);
+        const progress = new FileProgress(expected.digest?.algorithm ?? DEFAULT_ALGORITHM);
+        const fh = await open(destPath, 'w');
+        try {
+          await from.fill(url, fh, progress, expected, signal);
+          await fh.close();
+          const fetched = verify(url, progress, expected);
+          span?.setAttribute(Attr.bytesDownloaded, fetched.size);
+          return fetched;
+        } catch (err) {
+          // A partial or wrong file must never be mistaken for the real one.
+          await fh.close().catch(() => undefined);
+          await rm(destPath, { force: true });
+          return abortReasonOr(signal, err);
+        }
+      });
     },
     async head(url, signal) {
       signal.throwIfAborted();
-      return schemeOf(url) === 'http' ? http.head(url, signal) : file.head(url);
+      return traced(url, 'HEAD', () => (schemeOf(url) === 'http' ? http.head(url, signal) : file.head(url)));
     },
     close: () => http.close(),
   };

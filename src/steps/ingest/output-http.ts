@@ -1,4 +1,7 @@
+import { context, propagation } from '@opentelemetry/api';
 import { request } from 'undici';
+import { Attr, SpanName } from '../../telemetry/attributes.js';
+import { markFailed, withChildSpan } from '../../telemetry/span.js';
 
 /**
  * The one HTTP call the output side makes (minter, storage, inventory, callbacks): a bounded
@@ -46,19 +49,26 @@ async function readCapped(body: AsyncIterable<Buffer>): Promise<string> {
 }
 
 /** Sends one request; network errors and timeouts reject, every HTTP status is an answer. */
-export async function httpCall(call: HttpCall): Promise<HttpAnswer> {
+export function httpCall(call: HttpCall): Promise<HttpAnswer> {
   const { url, authorization } = splitCredentials(call.url);
-  const headers: Record<string, string> = { ...call.headers };
-  if (authorization) headers.authorization = authorization;
-  const answer = await request(url, {
-    method: call.method,
-    headers,
-    body: call.body,
-    signal: AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]),
+  const attributes = { [Attr.httpMethod]: call.method, [Attr.url]: url };
+  return withChildSpan(SpanName.http(call.method), attributes, async (span) => {
+    const headers: Record<string, string> = { ...call.headers };
+    if (authorization) headers.authorization = authorization;
+    // The trace continues at the service when it is traced too (W3C traceparent).
+    propagation.inject(context.active(), headers);
+    const answer = await request(url, {
+      method: call.method,
+      headers,
+      body: call.body,
+      signal: AbortSignal.any([call.signal, AbortSignal.timeout(call.timeoutMs)]),
+    });
+    span?.setAttribute(Attr.httpStatus, answer.statusCode);
+    if (span && answer.statusCode >= 400) markFailed(span, `HTTP ${answer.statusCode}`);
+    const text = await readCapped(answer.body);
+    const type = answer.headers['content-type'];
+    return { status: answer.statusCode, contentType: typeof type === 'string' ? type : '', text };
   });
-  const text = await readCapped(answer.body);
-  const type = answer.headers['content-type'];
-  return { status: answer.statusCode, contentType: typeof type === 'string' ? type : '', text };
 }
 
 /** The first line(s) of an answer, for an error message. */

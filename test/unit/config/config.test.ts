@@ -50,6 +50,18 @@ describe('configuration from the environment', () => {
   it('refuses a bad session timeout by name', () => {
     expect(() => loadConfig({ ZK_SESSION_TIMEOUT_MS: 'soon' })).toThrow(/ZK_SESSION_TIMEOUT_MS/);
   });
+
+  it('takes the log level and pretty printing, and names a bad value', () => {
+    expect(loadConfig({})).toMatchObject({ logLevel: 'info', logPretty: false });
+    expect(loadConfig({ LOG_LEVEL: 'DEBUG', LOG_PRETTY: 'true' })).toMatchObject({
+      logLevel: 'debug',
+      logPretty: true,
+    });
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(
+      'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"',
+    );
+    expect(() => loadConfig({ LOG_PRETTY: 'yes' })).toThrow('LOG_PRETTY must be true or false, got "yes"');
+  });
 });
 
 describe('a config file', () => {

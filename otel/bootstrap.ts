@@ -1,0 +1,27 @@
+/**
+ * Loaded by bin/mrtq.js before the command line: starts OpenTelemetry tracing when an OTLP
+ * endpoint is configured (see tracing.ts) and registers its flush with the process's shutdown.
+ * The OTEL_* variables are read from the environment only (not from a config file).
+ */
+import { pino } from 'pino';
+import { createLogger } from '../src/logger.js';
+import { onTelemetryShutdown } from '../src/telemetry/lifecycle.js';
+import { startTracing, tracingSettings, type TracingSettings } from './tracing.js';
+
+let settings: TracingSettings;
+try {
+  settings = tracingSettings(process.env);
+} catch (err) {
+  process.stderr.write(`mrtq: ${(err as Error).message}\n`);
+  process.exit(2);
+}
+// A bad LOG_LEVEL is reported by the configuration, with the other settings.
+const level = process.env.LOG_LEVEL?.trim().toLowerCase() ?? '';
+// Synchronous: its last line may be written just before the process exits.
+const log = createLogger({
+  level: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level) ? level : 'info',
+  pretty: process.env.LOG_PRETTY === 'true',
+  destination: process.env.LOG_PRETTY === 'true' ? undefined : pino.destination({ fd: 1, sync: true }),
+});
+const tracing = await startTracing(settings, log);
+onTelemetryShutdown((timeoutMs) => tracing.shutdown(timeoutMs));
