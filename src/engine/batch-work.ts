@@ -116,7 +116,12 @@ async function runStep(
   run: (signal: AbortSignal) => Promise<unknown>,
 ): Promise<BatchEvent | undefined> {
   const { batch } = acquired;
-  deps.ledger.record({ kind: 'start', item: batch.batchId, state: batch.status });
+  deps.ledger.record({
+    kind: 'start',
+    item: batch.batchId,
+    state: batch.status,
+    version: batch.statusVersion,
+  });
   const { machine, input } = restoreBatch(batch);
   const attributes = {
     [Attr.batchId]: batch.batchId,
@@ -169,6 +174,7 @@ async function commit(
       kind: 'commit',
       item: batch.batchId,
       state: batch.status,
+      version: batch.statusVersion,
       event: event.type,
       to: next.status,
     });
@@ -179,6 +185,7 @@ async function commit(
         kind: 'discard',
         item: batch.batchId,
         state: batch.status,
+        version: batch.statusVersion,
         event: event.type,
         reason: err.code,
       });
@@ -215,6 +222,7 @@ async function settleCommit(
       kind: 'commit',
       item: batch.batchId,
       state: batch.status,
+      version: batch.statusVersion,
       event: event.type,
       to: expected.status,
     });
@@ -231,7 +239,13 @@ async function discard(
   reason: string,
   err: unknown,
 ): Promise<void> {
-  deps.ledger.record({ kind: 'discard', item: acquired.batch.batchId, state: acquired.batch.status, reason });
+  deps.ledger.record({
+    kind: 'discard',
+    item: acquired.batch.batchId,
+    state: acquired.batch.status,
+    version: acquired.batch.statusVersion,
+    reason,
+  });
   deps.log.warn({ batchId: acquired.batch.batchId, reason, err }, 'batch step ended without a commit');
   await releaseEventually(deps.queue, acquired.lock, deps.log);
 }

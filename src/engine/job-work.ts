@@ -65,7 +65,7 @@ async function stepAndCommit(
   if (!isWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
   const step = stepOfState[job.status];
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
-  deps.ledger.record({ kind: 'start', item: job.jobId, state: job.status });
+  deps.ledger.record({ kind: 'start', item: job.jobId, state: job.status, version: job.statusVersion });
   let writes: StepWrites = {};
   const { machine, input } = restoreJob(job);
   let event: JobEvent;
@@ -117,6 +117,7 @@ async function commit(
       kind: 'commit',
       item: job.jobId,
       state: job.status,
+      version: job.statusVersion,
       event: event.type,
       to: next.status,
     });
@@ -127,6 +128,7 @@ async function commit(
         kind: 'discard',
         item: job.jobId,
         state: job.status,
+        version: job.statusVersion,
         event: event.type,
         reason: err.code,
       });
@@ -163,6 +165,7 @@ async function settleCommit(
       kind: 'commit',
       item: job.jobId,
       state: job.status,
+      version: job.statusVersion,
       event: event.type,
       to: expected.status,
     });
@@ -175,7 +178,13 @@ async function settleCommit(
 
 async function discard(deps: EngineDeps, acquired: AcquiredJob, reason: string, err: unknown): Promise<void> {
   const { job } = acquired;
-  deps.ledger.record({ kind: 'discard', item: job.jobId, state: job.status, reason });
+  deps.ledger.record({
+    kind: 'discard',
+    item: job.jobId,
+    state: job.status,
+    version: job.statusVersion,
+    reason,
+  });
   deps.log.warn({ jobId: job.jobId, state: job.status, reason, err }, 'step ended without a commit');
   await releaseEventually(deps.queue, acquired.lock, deps.log);
 }

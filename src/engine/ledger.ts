@@ -7,6 +7,11 @@ export interface LedgerEntry {
   item: string;
   /** State the step ran in. */
   state: string;
+  /**
+   * Version of the item's status the step read: a commit moves the status on from exactly this
+   * version, so two commits with the same item and version would be a transition done twice.
+   */
+  version?: number;
   /** The event committed (or that would have been). */
   event?: string;
   to?: string;
