@@ -14,6 +14,7 @@ export const SETTING_NAMES: readonly string[] = [
   'MRTQ_API_TOKEN',
   'MRTQ_HTTP_HOST',
   'MRTQ_HTTP_PORT',
+  'MRTQ_JAEGER_URL',
   'MRTQ_FILE_ROOTS',
   'MRTQ_WORK_ROOT',
   'MRTQ_PROFILES_DIR',

@@ -25,6 +25,8 @@ export interface Config {
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
   httpHost: string;
   httpPort: number;
+  /** Jaeger UI base URL (`MRTQ_JAEGER_URL`): the dashboard links jobs and batches to their traces there. */
+  jaegerUrl: string | undefined;
   /** Settings of the ingest steps (fetch limits, working storage, local services, SMTP). */
   ingest: IngestSettings;
 }
@@ -61,6 +63,20 @@ function port(name: string, raw: string | undefined, fallback: number): number {
   return value;
 }
 
+function httpUrl(name: string, raw: string | undefined): string | undefined {
+  const value = raw?.trim();
+  if (!value) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
+    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
+  return value.replace(/\/+$/, '');
+}
+
 /**
  * Reads the configuration from the environment, over a config file (`MRTQ_CONFIG` or `--config`)
  * when one is given; throws an error naming the setting when a value is invalid. */
@@ -84,6 +100,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: 
     apiToken: env.MRTQ_API_TOKEN || undefined,
     httpHost: env.MRTQ_HTTP_HOST ?? '127.0.0.1',
     httpPort: port('MRTQ_HTTP_PORT', env.MRTQ_HTTP_PORT, 8470),
+    jaegerUrl: httpUrl('MRTQ_JAEGER_URL', env.MRTQ_JAEGER_URL),
     ingest: loadIngestSettings(env, dataDir),
   };
 }

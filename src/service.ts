@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { BatchWork } from './queue/batch-acquire.js';
+import { registerEngine } from './queue/engines.js';
 import type { Config } from './config.js';
 import {
   BATCH_WORK,
@@ -62,6 +65,7 @@ async function resolveConnectString(config: Config, options: ServiceOptions, log
 
 /** The composition root: wires ZooKeeper, the store, the steps and the engine. */
 export async function startService(config: Config, options: ServiceOptions, log: Logger): Promise<Service> {
+  log.info({ pid: process.pid }, 'service starting');
   const connectString = await resolveConnectString(config, options, log);
   const inspector =
     options.inspectPort !== undefined ? await startInspector({ port: options.inspectPort }) : undefined;
@@ -121,6 +125,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
             engine,
             metrics,
             uploadDir: uploadDirOf(config),
+            jaegerUrl: config.jaegerUrl,
             ready: () => zk.isConnected,
             log,
           },
@@ -131,6 +136,16 @@ export async function startService(config: Config, options: ServiceOptions, log:
       { url: api.url, auth: config.apiToken ? 'bearer token' : 'read-only (no MRTQ_API_TOKEN)' },
       'HTTP API',
     );
+  // Operators (GET /engines, the dashboard) see this process and whose session holds a lock.
+  const registration = await registerEngine(queue, {
+    host: hostname(),
+    pid: process.pid,
+    version: packageVersion(),
+    states: [...engine.served.jobStates],
+    batchWork: [...engine.served.batchWork],
+    startedAt: new Date().toISOString(),
+    ...(api ? { httpUrl: api.url } : {}),
+  });
   return {
     httpUrl: api?.url,
     zk,
@@ -140,12 +155,25 @@ export async function startService(config: Config, options: ServiceOptions, log:
     async stop(graceMs = 10_000) {
       await api?.close();
       await engine.stop(graceMs);
+      await registration.close();
       await steps.close?.();
       session.unsubscribe();
       await zk.close();
       await inspector?.stop();
     },
   };
+}
+
+/** The version of this package, as the engine registration reports it. */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+      version?: unknown;
+    };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** Uploaded manifests go under the first `file://` root, where the ingest steps may read them. */

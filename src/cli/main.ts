@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { QueueError } from '../queue/errors.js';
 import { shutdownTelemetry } from '../telemetry/lifecycle.js';
+import { registerBench } from './commands/bench.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerAdmin } from './commands/admin.js';
@@ -39,6 +40,7 @@ function buildProgram(config: Config): Command {
   registerWatch(program, ctx);
   registerDoctor(program, ctx);
   registerCleanup(program, ctx);
+  registerBench(program, ctx);
   return program;
 }
 

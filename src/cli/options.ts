@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
 import { pino } from 'pino';
 import { createLogger } from '../logger.js';
+import { CliError, ExitCode } from './exit-codes.js';
 import type { QueueContext } from '../queue/context.js';
 import type { ZkClient } from '../zk/index.js';
 
@@ -26,6 +27,16 @@ export function durationOption(text: string): number {
   if (ms === undefined)
     throw new InvalidArgumentError(`"${text}" is not a duration; expected e.g. 7d, 12h, 30m, 45s`);
   return ms;
+}
+
+/** A commander option parser for whole numbers of 0 or more, naming the option when refused. */
+export function nonNegative(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new CliError(`${name} must be a whole number of 0 or more, got "${value}"`, ExitCode.usage);
+    return n;
+  };
 }
 
 /** A queue context for one command: logs go to stderr (stdout carries the output), warnings only. */

@@ -212,6 +212,7 @@ async function settleCommit(
   const outcome = await settle(deps.queue.zk, () => loadBatch(deps.queue, batch.batchId), {
     status: expected.status,
     fromVersion: batch.statusVersion,
+    lockSessionId: acquired.lock.sessionId,
   }).catch(() => 'moved-on' as const);
   deps.log.warn(
     { batchId: batch.batchId, event: event.type, outcome, err },

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
 
 /** How a consumer finds and does one kind of work. */
 export interface ConsumerSpec<A> {
@@ -13,8 +14,15 @@ export interface ConsumerSpec<A> {
     onLocked: (id: string) => void,
   ): Promise<A | undefined>;
   idOf(item: A): string;
-  /** Does the work; resolves `'defer'` when the item stays where it was (re-evaluated later). */
-  work(item: A, signal: AbortSignal): Promise<'defer' | void>;
+  /**
+   * Does the work; resolves `'defer'` when the item stays where it was (re-evaluated later),
+   * `'moved'` when it left this consumer's folder (a stale listing may still name it).
+   */
+  work(item: A, signal: AbortSignal): Promise<'defer' | 'moved' | void>;
+  /** The item id a candidate names (default: the candidate itself). */
+  candidateId?(candidate: string): string;
+  /** Items this process already works on in another consumer: skipped without a request. */
+  busyElsewhere?(id: string): boolean;
   /** Arms a one-shot watch that calls `poke` when the lock of `id` goes away. */
   watchLock(id: string, poke: () => void): void;
   log: Logger;
@@ -31,6 +39,10 @@ export class Consumer<A> {
   private candidates: readonly string[] = [];
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly deferred = new Set<string>();
+  /** Items that left this folder since the candidates were listed. */
+  private readonly moved = new Set<string>();
+  /** Slots promised to items handed over from another consumer of this process. */
+  private reserved = 0;
   private readonly watchedLocks = new Set<string>();
   private paused = false;
   private stopped = false;
@@ -38,7 +50,18 @@ export class Consumer<A> {
   private dirty = false;
   private retryTimer: NodeJS.Timeout | undefined;
 
+  private readonly wants = new BehaviorSubject(true);
+  /**
+   * Whether this consumer could take an item now (running, not paused, a slot free): its
+   * folder need not be re-read while it could not.
+   */
+  readonly demand$: Observable<boolean> = this.wants.pipe(distinctUntilChanged());
+
   constructor(private readonly spec: ConsumerSpec<A>) {}
+
+  private updateDemand(): void {
+    this.wants.next(!this.stopped && !this.paused && this.inFlight.size + this.reserved < this.spec.limit);
+  }
 
   get name(): string {
     return this.spec.name;
@@ -50,7 +73,57 @@ export class Consumer<A> {
   /** The current candidates (e.g. the children of the state folder); wakes the consumer. */
   offer(candidates: readonly string[]): void {
     this.candidates = candidates;
+    this.moved.clear();
     this.poke();
+  }
+
+  /** True while this consumer works on `id`. */
+  holds(id: string): boolean {
+    return this.inFlight.has(id);
+  }
+
+  /**
+   * Promises a slot to an item this process will hand over (it holds the lock already), when
+   * there is one free and no waiting candidate comes before `candidate` in acquisition order
+   * (priority, then id): a handed-over item never jumps the queue. Follow with adopt or unreserve.
+   */
+  reserve(candidate: string): boolean {
+    if (this.stopped || this.paused || this.inFlight.size + this.reserved >= this.spec.limit) return false;
+    const first = this.candidates.find((c) => !this.skips(this.idOf(c)));
+    if (first !== undefined && first < candidate) return false;
+    this.reserved++;
+    this.updateDemand();
+    return true;
+  }
+
+  /** Starts a handed-over item in the slot reserved for it; false when stopped meanwhile (not started). */
+  adopt(item: A): boolean {
+    this.reserved = Math.max(0, this.reserved - 1);
+    if (this.stopped) {
+      this.updateDemand();
+      return false;
+    }
+    this.start(item);
+    return true;
+  }
+
+  unreserve(): void {
+    this.reserved = Math.max(0, this.reserved - 1);
+    this.updateDemand();
+    this.poke();
+  }
+
+  private idOf(candidate: string): string {
+    return this.spec.candidateId?.(candidate) ?? candidate;
+  }
+
+  private skips(id: string): boolean {
+    return (
+      this.inFlight.has(id) ||
+      this.deferred.has(id) ||
+      this.moved.has(id) ||
+      (this.spec.busyElsewhere?.(id) ?? false)
+    );
   }
 
   /** Look again at the current candidates. */
@@ -62,6 +135,7 @@ export class Consumer<A> {
 
   setPaused(paused: boolean): void {
     this.paused = paused;
+    this.updateDemand();
     if (!paused) this.poke();
   }
 
@@ -79,6 +153,7 @@ export class Consumer<A> {
   /** Stops acquiring; waits for in-flight work up to `graceMs`, then aborts what is left. */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
+    this.updateDemand();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     const all = (): Promise<unknown> => Promise.allSettled([...this.inFlight.values()].map((w) => w.done));
     const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
@@ -110,11 +185,14 @@ export class Consumer<A> {
     while (
       !this.stopped &&
       !this.paused &&
-      this.inFlight.size < this.spec.limit &&
+      this.inFlight.size + this.reserved < this.spec.limit &&
       this.candidates.length > 0
     ) {
-      const skip = (id: string): boolean => this.inFlight.has(id) || this.deferred.has(id);
-      const item = await this.spec.acquire(this.candidates, skip, (id) => this.watch(id));
+      const item = await this.spec.acquire(
+        this.candidates,
+        (id) => this.skips(id),
+        (id) => this.watch(id),
+      );
       if (!item) return;
       this.start(item);
     }
@@ -136,14 +214,17 @@ export class Consumer<A> {
       .work(item, controller.signal)
       .then((outcome) => {
         if (outcome === 'defer') this.deferred.add(id);
+        if (outcome === 'moved') this.moved.add(id);
       })
       .catch((err: unknown) =>
         this.spec.log.error({ consumer: this.spec.name, item: id, err }, 'work failed'),
       )
       .finally(() => {
         this.inFlight.delete(id);
+        this.updateDemand();
         this.poke();
       });
     this.inFlight.set(id, { controller, done });
+    this.updateDemand();
   }
 }

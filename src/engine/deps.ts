@@ -1,9 +1,19 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
+import type { JobState } from '../../machines/index.js';
+import type { AcquiredJob } from '../queue/job-acquire.js';
 import type { QueueContext } from '../queue/context.js';
 import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
 import type { AccessSteps, BatchSteps, JobSteps } from './steps.js';
+
+/** A reserved slot for a job kept locked across a transition (see EngineDeps.handOver). */
+export interface HandOver {
+  /** The commit kept the lock: run the job's next step in the slot. */
+  accept(job: AcquiredJob): void;
+  /** The commit did not happen (or released the lock): give the slot back. */
+  cancel(): void;
+}
 
 /** What the engine's workers need; built once by the composition root. */
 export interface EngineDeps {
@@ -20,4 +30,11 @@ export interface EngineDeps {
   inspect?: Observer<InspectionEvent>;
   /** Collections on hold right now (kept current by a watcher). */
   heldCollections(): ReadonlySet<string>;
+  /**
+   * A slot in this process's consumer of `state` for a job whose step is about to commit into
+   * it (`refName` as in its folder), or undefined when there is none free or the job must wait
+   * its turn. With a slot the commit keeps the lock and the job goes on here, without being
+   * acquired again (DESIGN.md invariant 1 holds: the multi still checks the lock).
+   */
+  handOver?(state: JobState, refName: string): HandOver | undefined;
 }

@@ -5,13 +5,14 @@ import { runAccessRequest } from './access-work.js';
 import type { AccessSteps } from './steps.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
 import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
-import { ACCESS, batchPath, jobPath } from '../queue/paths.js';
+import { ACCESS, batchPath, jobPath, parseRefName } from '../queue/paths.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
 import { watchBatches } from './batch-watch.js';
 import { Consumer } from './consumer.js';
-import type { EngineDeps } from './deps.js';
+import { releaseEventually } from './lock-release.js';
+import type { EngineDeps, HandOver } from './deps.js';
 import { isWorkingState, runJobStep, takePendingJob } from './job-work.js';
 
 /** Job states a consumer can serve: pending and every working state. */
@@ -72,7 +73,11 @@ export class Engine {
   async start(): Promise<void> {
     const { zk } = this.deps.queue;
     await ensureQueueTree(zk);
-    const deps: EngineDeps = { ...this.deps, heldCollections: () => this.holds };
+    const deps: EngineDeps = {
+      ...this.deps,
+      heldCollections: () => this.holds,
+      handOver: (state, refName) => this.handOver(state, refName),
+    };
     this.subscriptions.push(collectionHolds$(zk).subscribe((holds) => (this.holds = holds)));
     for (const state of this.served.jobStates) this.startJobConsumer(deps, state);
     for (const work of this.served.batchWork)
@@ -131,17 +136,22 @@ export class Engine {
             deps.log.error({ jobId: jid, state, err: error }, 'job cannot be used; skipped'),
         }),
       idOf: (acquired) => acquired.job.jobId,
+      candidateId: (name) => parseRefName(name)?.jid ?? name,
+      busyElsewhere: (jid) => this.jobInHand(jid),
       work: async (acquired, signal) => {
-        if (!isWorkingState(state)) return takePendingJob(deps, acquired);
+        if (!isWorkingState(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
         if (to === 'completed' || to === 'failed') this.consumers.get('provisioning')?.reevaluate();
-        return to === state ? 'defer' : undefined;
+        if (to === state) return 'defer';
+        return to === undefined ? undefined : 'moved';
       },
       watchLock: (jid, poke) => this.watchLock(`${jobPath(jid)}/lock`, poke),
     });
     this.consumers.set(state, consumer);
-    this.subscriptions.push(jobWork$(deps.queue.zk, state).subscribe((names) => consumer.offer(names)));
+    this.subscriptions.push(
+      jobWork$(deps.queue.zk, state, consumer.demand$).subscribe((names) => consumer.offer(names)),
+    );
   }
 
   private startAccessConsumer(deps: EngineDeps, steps: AccessSteps, queue: AccessQueue): void {
@@ -185,6 +195,25 @@ export class Engine {
         work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal),
       watchLock: (bid, poke) => this.watchLock(`${batchPath(bid)}/lock`, poke),
     });
+  }
+
+  /** True when a job consumer of this process works on `jid` (it holds the lock). */
+  private jobInHand(jid: string): boolean {
+    for (const state of this.served.jobStates) if (this.consumers.get(state)?.holds(jid)) return true;
+    return false;
+  }
+
+  /** A slot in this process's consumer of `state`, for a job whose commit keeps its lock. */
+  private handOver(state: JobState, refName: string): HandOver | undefined {
+    const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
+    if (!consumer?.reserve(refName)) return undefined;
+    return {
+      accept: (job) => {
+        // Stopped between the reservation and the commit: nobody will run it here, let it go.
+        if (!consumer.adopt(job)) void releaseEventually(this.deps.queue, job.lock, this.deps.log);
+      },
+      cancel: () => consumer.unreserve(),
+    };
   }
 
   /** One-shot watch on a lock node: `poke` when it is deleted (or already gone). */

@@ -21,19 +21,24 @@ export async function connected(zk: ZkClient, ms = 15_000): Promise<boolean> {
   }
 }
 
-export type Settled = 'applied' | 'not-applied' | 'moved-on';
+export type Settled = 'applied' | 'not-applied' | 'moved-on' | 'lock-lost';
 
 /**
  * After a commit whose outcome is unknown: re-reads the item's status once connected. One
  * version further with the expected status means the multi was applied (ours: we held the
  * lock); the same version means it was not; anything else means someone else moved it on.
+ *
+ * Only while the session that holds the lock lasts: once it is gone, its lock went with it and
+ * another worker may have run the same step and committed the same transition, which the
+ * status cannot tell from ours. The outcome then stays unknown (`lock-lost`): never claimed.
  */
 export async function settle(
   zk: ZkClient,
   read: () => Promise<{ status: string; statusVersion: number }>,
-  expected: { status: string; fromVersion: number },
+  expected: { status: string; fromVersion: number; lockSessionId: string },
 ): Promise<Settled> {
   if (!(await connected(zk))) return 'moved-on';
+  if (zk.sessionId !== expected.lockSessionId) return 'lock-lost';
   const now = await read();
   if (now.statusVersion === expected.fromVersion) return 'not-applied';
   if (now.statusVersion === expected.fromVersion + 1 && now.status === expected.status) return 'applied';

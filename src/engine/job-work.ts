@@ -2,12 +2,14 @@ import { jobWorkingStates, restoreJob, type JobEvent, type JobWorkingState } fro
 import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord } from '../queue/job-transition.js';
 import { loadJob } from '../queue/job-load.js';
+import { jobRef } from '../queue/paths.js';
+import { basename } from '../zk/index.js';
 import { isQueueError } from '../queue/errors.js';
 import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
 import { contextOfTraceparent } from '../telemetry/trace-context.js';
-import type { EngineDeps } from './deps.js';
+import type { EngineDeps, HandOver } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
@@ -19,11 +21,11 @@ export function isWorkingState(state: string): state is JobWorkingState {
   return (jobWorkingStates as readonly string[]).includes(state);
 }
 
-/** A pending job: held when its collection is on hold, otherwise on to estimating. */
-export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): Promise<void> {
+/** A pending job: held when its collection is on hold, otherwise on to estimating. Resolves with the state committed. */
+export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): Promise<string | undefined> {
   const collection = acquired.job.configuration.collection;
   const held = collection !== undefined && deps.heldCollections().has(collection);
-  await commit(deps, acquired, { type: held ? 'job.held' : 'job.acquired' }, {});
+  return commit(deps, acquired, { type: held ? 'job.held' : 'job.acquired' }, {});
 }
 
 /**
@@ -103,6 +105,17 @@ async function stepAndCommit(
   return to;
 }
 
+/** The slot this job's next state offers in this process, if it may go on here (see EngineDeps.handOver). */
+function handOverFor(
+  deps: EngineDeps,
+  job: AcquiredJob['job'],
+  next: string,
+  priority: number,
+): HandOver | undefined {
+  if (next === job.status || !isWorkingState(next) || !deps.handOver) return undefined;
+  return deps.handOver(next, basename(jobRef(next, priority, job.jobId)));
+}
+
 async function commit(
   deps: EngineDeps,
   acquired: AcquiredJob,
@@ -111,8 +124,13 @@ async function commit(
   retried = false,
 ): Promise<string | undefined> {
   const { job } = acquired;
+  const planned = nextJobRecord(job, event, writes);
+  const handOver = handOverFor(deps, job, planned.status, planned.priority);
   try {
-    const { job: next } = await commitJobTransition(deps.queue, acquired, event, writes);
+    const { job: next } = await commitJobTransition(deps.queue, acquired, event, {
+      ...writes,
+      release: handOver === undefined,
+    });
     deps.ledger.record({
       kind: 'commit',
       item: job.jobId,
@@ -121,8 +139,10 @@ async function commit(
       event: event.type,
       to: next.status,
     });
+    handOver?.accept({ job: next, lock: acquired.lock, ref: jobRef(next.status, next.priority, next.jobId) });
     return next.status;
   } catch (err) {
+    handOver?.cancel();
     if (isQueueError(err) && (err.code === 'LOCK_LOST' || err.code === 'CONFLICT')) {
       deps.ledger.record({
         kind: 'discard',
@@ -138,7 +158,8 @@ async function commit(
       );
       return undefined;
     }
-    if (isIndeterminate(err)) return settleCommit(deps, acquired, event, writes, retried, err);
+    if (isIndeterminate(err))
+      return settleCommit(deps, acquired, event, writes, retried, err, handOver !== undefined);
     await discard(deps, acquired, 'commit error', err);
     throw err;
   }
@@ -152,12 +173,14 @@ async function settleCommit(
   writes: StepWrites,
   retried: boolean,
   err: unknown,
+  keptLock: boolean,
 ): Promise<string | undefined> {
   const { job } = acquired;
   const expected = nextJobRecord(job, event, writes);
   const outcome = await settle(deps.queue.zk, () => loadJob(deps.queue, job.jobId), {
     status: expected.status,
     fromVersion: job.statusVersion,
+    lockSessionId: acquired.lock.sessionId,
   }).catch(() => 'moved-on' as const);
   deps.log.warn({ jobId: job.jobId, event: event.type, outcome, err }, 'commit outcome was unknown');
   if (outcome === 'applied') {
@@ -169,6 +192,8 @@ async function settleCommit(
       event: event.type,
       to: expected.status,
     });
+    // Applied with the lock kept for a hand-over that did not happen: let it go.
+    if (keptLock) await releaseEventually(deps.queue, acquired.lock, deps.log);
     return expected.status;
   }
   if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, true);

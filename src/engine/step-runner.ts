@@ -46,6 +46,43 @@ function isDomainEvent(event: EventObject): boolean {
   return !event.type.startsWith('xstate.');
 }
 
+/** The step each running actor system runs (one root actor per step run). */
+const runs = new WeakMap<object, (signal: AbortSignal) => Promise<unknown>>();
+
+/** Looks up the step of the actor system it runs in: one logic serves every run of a machine. */
+const dispatch = fromPromise(({ system, signal }) => {
+  const run = runs.get(system);
+  if (!run) return Promise.reject(new Error('no step registered for this actor system'));
+  return run(signal);
+});
+
+/**
+ * `machine.provide` rebuilds the whole machine (every state node and transition), which costs
+ * more than running a step: provide once per machine and real actor, and dispatch at run time.
+ */
+const provided = new WeakMap<AnyStateMachine, Map<string, AnyStateMachine>>();
+
+function machineRunning(
+  machine: AnyStateMachine,
+  actorNames: readonly string[],
+  actor: string,
+): AnyStateMachine {
+  let byActor = provided.get(machine);
+  if (!byActor) {
+    byActor = new Map<string, AnyStateMachine>();
+    provided.set(machine, byActor);
+  }
+  let ready = byActor.get(actor);
+  if (!ready) {
+    const actors: Record<string, AnyActorLogic> = {};
+    for (const name of actorNames) actors[name] = idle;
+    actors[actor] = dispatch;
+    ready = machine.provide({ actors }) as AnyStateMachine;
+    byActor.set(actor, ready);
+  }
+  return ready;
+}
+
 /**
  * Runs the step of the stored state through the machine itself and returns the event the
  * machine derived from the step's result (`download.done`, `download.failed`, `space.short`…):
@@ -55,11 +92,6 @@ function isDomainEvent(event: EventObject): boolean {
 export function runMachineStep<E extends EventObject>(options: RunStepOptions): Promise<E> {
   return new Promise<E>((resolve, reject) => {
     if (options.signal.aborted) return reject(new StepAbortedError(options.signal.reason));
-    const actors: Record<string, AnyActorLogic> = {};
-    for (const name of options.actorNames) actors[name] = idle;
-    actors[options.actor] = fromPromise(({ signal }) =>
-      options.run(AbortSignal.any([signal, options.signal])),
-    );
     let settled = false;
     const finish = (outcome: () => void): void => {
       if (settled) return;
@@ -68,7 +100,7 @@ export function runMachineStep<E extends EventObject>(options: RunStepOptions): 
       outcome();
       actor.stop();
     };
-    const actor = createActor(options.machine.provide({ actors }), {
+    const actor = createActor(machineRunning(options.machine, options.actorNames, options.actor), {
       input: options.input,
       inspect: (event) => {
         options.inspect?.next?.(event);
@@ -87,6 +119,7 @@ export function runMachineStep<E extends EventObject>(options: RunStepOptions): 
       },
       error: (err: unknown) => finish(() => reject(toError(err))),
     });
+    runs.set(actor.system, (signal) => options.run(AbortSignal.any([signal, options.signal])));
     actor.start();
   });
 }

@@ -12,8 +12,11 @@ import { toHttpError } from './errors.js';
 import { eventsRoute, type OpenStreams } from './events-route.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
 import { adminRoutes } from './routes-admin.js';
+import { dashboardRoutes } from './routes-dashboard.js';
 import { healthRoutes } from './routes-health.js';
+import { withItemDetails } from './routes-item-details.js';
 import { itemRoutes } from './routes-items.js';
+import { registerUi } from './routes-ui.js';
 import { anyObject, errorBody } from './schemas.js';
 
 /** Version of the API the OpenAPI document describes. */
@@ -35,7 +38,13 @@ function openApiRoute(document: () => OpenApiDocument): RouteSpec {
 
 /** Every route of the API, the OpenAPI document's own route included. */
 export function apiRoutes(ctx: ApiContext, streams: OpenStreams): RouteSpec[] {
-  const routes = [...healthRoutes(ctx), ...itemRoutes(ctx), ...adminRoutes(ctx), eventsRoute(ctx, streams)];
+  const routes = [
+    ...healthRoutes(ctx),
+    ...withItemDetails(ctx, itemRoutes(ctx)),
+    ...adminRoutes(ctx),
+    eventsRoute(ctx, streams),
+    ...dashboardRoutes(ctx),
+  ];
   let document: OpenApiDocument | undefined;
   routes.push(openApiRoute(() => (document ??= buildOpenApi(routes, API_VERSION))));
   return routes;
@@ -88,7 +97,8 @@ function installErrorHandling(app: FastifyInstance): void {
  * The HTTP API over the queue store and (optionally) this process's engine: health, metrics,
  * submissions, lists, operator actions, OpenAPI and server-sent transition events. Every route
  * calls the store; the API holds no queue logic of its own. Mutating routes need the bearer
- * token (403 for all of them when none is configured).
+ * token (403 for all of them when none is configured). The operator's dashboard, a client of
+ * these routes, is served at `/ui`.
  */
 export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   // Typed as fastify's logger so the instance is a plain FastifyInstance.
@@ -121,5 +131,6 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   });
   const guard = bearerGuard(deps.token);
   for (const spec of apiRoutes(ctx, streams)) register(app, spec, guard);
+  registerUi(app);
   return app;
 }

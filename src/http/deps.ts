@@ -22,6 +22,8 @@ export interface HttpApiDeps {
   engine?: EngineView;
   /** Where uploaded manifests are written (inside the `file://` roots); no uploads without it. */
   uploadDir?: string;
+  /** Jaeger UI base URL: job and batch answers then link to `<jaegerUrl>/trace/<traceId>`. */
+  jaegerUrl?: string;
   /** Metrics this process keeps outside the API (engine, ZooKeeper client), added to `/metrics`. */
   metrics?: { toFamilies(): MetricFamily[] };
   /** True when this process can do its work: ZooKeeper session live and consumers running. */
@@ -53,7 +55,7 @@ export interface RouteSpec {
   /** Fastify syntax (`/jobs/:jid/hold`); the OpenAPI path uses `{jid}`. */
   url: string;
   summary: string;
-  tag: 'health' | 'batches' | 'jobs' | 'operators' | 'events';
+  tag: 'health' | 'batches' | 'jobs' | 'operators' | 'events' | 'dashboard';
   /** Changes the queue: a bearer token is required. */
   mutating?: boolean;
   /** Names the action in a refused transition's message: "cannot hold job: …". */

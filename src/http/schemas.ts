@@ -205,3 +205,78 @@ export const jobList = listOf(jobSummary);
 
 /** Answers whose shape is the store's record (see src/queue/*-load.ts): any object. */
 export const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
+
+const stringList = { type: 'array', items: { type: 'string' } };
+
+/** An engine process as registered in `/engines` (see src/queue/engines.ts). */
+const engineInfo: JsonSchema = {
+  type: 'object',
+  required: ['id', 'host', 'pid', 'sessionId'],
+  properties: {
+    ...{ id: { type: 'string' }, host: { type: 'string' }, pid: count, version: { type: 'string' } },
+    ...{ states: stringList, batchWork: stringList, startedAt: { type: 'string' } },
+    httpUrl: { type: 'string' },
+    sessionId: { type: 'string', description: 'hex, as the ephemeralOwner of a lock node' },
+  },
+};
+
+/** `GET /engines`. */
+export const engineList: JsonSchema = {
+  type: 'object',
+  required: ['items'],
+  properties: { items: { type: 'array', items: engineInfo } },
+};
+
+const countsBy = (what: string): JsonSchema => ({
+  type: 'object',
+  description: `counts by ${what}`,
+  additionalProperties: count,
+});
+
+/** `GET /overview`. */
+export const overviewBody: JsonSchema = {
+  type: 'object',
+  required: ['session', 'jobs', 'batches', 'queues', 'collectionsHeld', 'engines'],
+  properties: {
+    session: { type: 'string', description: "this server's ZooKeeper session state" },
+    jobs: countsBy('job state'),
+    batches: countsBy('batch status (invalid: unreadable)'),
+    accessRequests: countsBy('access queue'),
+    queues: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, paused: { type: 'boolean' } } },
+    },
+    collectionsHeld: stringList,
+    engines: { type: 'array', items: engineInfo },
+  },
+};
+
+/** `GET /machines/:lifecycle/diagram`. */
+export const lifecycleParams: JsonSchema = {
+  type: 'object',
+  required: ['lifecycle'],
+  properties: { lifecycle: { type: 'string', enum: ['job', 'batch', 'access'] } },
+};
+
+/** `GET /batches/:id/timeline` (see src/http/ui/timeline.ts). */
+export const timelineBody: JsonSchema = {
+  type: 'object',
+  required: ['bid', 'note', 'entries'],
+  properties: {
+    bid: { type: 'string' },
+    note: { type: 'string' },
+    entries: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          ...{ at: { type: 'string' }, item: { type: 'string' }, id: { type: 'string' } },
+          ...{ what: { type: 'string' }, state: { type: 'string' }, label: { type: 'string' } },
+          source: { type: 'string', description: 'the stored field the time comes from' },
+        },
+      },
+    },
+    unreadable: { ...count, description: 'timestamps that could not be read (left out)' },
+    jobs: { type: 'object', properties: { read: count, total: count } },
+  },
+};

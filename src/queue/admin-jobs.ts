@@ -5,11 +5,11 @@ import type { AcquiredBatch } from './batch-acquire.js';
 import { loadBatch } from './batch-load.js';
 import { batchTransitionOps, nextBatchRecord } from './batch-transition.js';
 import type { QueueContext } from './context.js';
-import { QueueError } from './errors.js';
+import { isQueueError, QueueError } from './errors.js';
 import type { AcquiredJob } from './job-acquire.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
-import { releaseLock } from './locks.js';
+import { releaseLock, type HeldLock } from './locks.js';
 import { batchPath, jobPath, jobRef, jobStateFolder, parseRefName } from './paths.js';
 
 async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
@@ -54,9 +54,47 @@ export const holdJob = (ctx: QueueContext, jid: string, options: AdminOptions = 
 export const releaseJob = (ctx: QueueContext, jid: string, options: AdminOptions = {}): Promise<JobRecord> =>
   withJob(ctx, jid, { type: 'admin.release' }, options);
 
-/** Operator delete of a held or failed job (→ deleted; its batch ref moves to batch-deleted). */
-export const deleteJob = (ctx: QueueContext, jid: string, options: AdminOptions = {}): Promise<JobRecord> =>
-  withJob(ctx, jid, { type: 'admin.delete' }, options);
+/**
+ * Operator delete of a held or failed job (→ deleted; its batch ref moves to batch-deleted).
+ * Like a requeue, it is refused (LOCK_HELD) while the batch is being reported: the report would
+ * list the job as failed although it is deleted. Holding the batch lock while committing keeps a
+ * reporter from starting in between.
+ */
+export async function deleteJob(
+  ctx: QueueContext,
+  jid: string,
+  options: AdminOptions = {},
+): Promise<JobRecord> {
+  const acquired = await lockedJob(ctx, jid, options);
+  const bid = acquired.job.batchId;
+  let batchLock: HeldLock | undefined;
+  try {
+    nextJobRecord(acquired.job, { type: 'admin.delete' });
+    batchLock = await takeLockForAdmin(ctx, batchPath(bid), options).catch((err: unknown) => {
+      if (!isQueueError(err) || err.code !== 'LOCK_HELD') throw err;
+      throw new QueueError(
+        'LOCK_HELD',
+        `batch ${bid} is locked (being expanded, reported or changed by another operator); delete job ${jid} once it is free`,
+        batchPath(bid),
+        { cause: err },
+      );
+    });
+    const batch = await loadBatch(ctx, bid);
+    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
+      throw new QueueError(
+        'LOCK_HELD',
+        `batch ${bid} is ${batch.status}; delete job ${jid} once its report is out`,
+        batchPath(bid),
+      );
+    }
+    return (await commitJobTransition(ctx, acquired, { type: 'admin.delete' })).job;
+  } catch (err) {
+    await releaseLock(ctx, acquired.lock);
+    throw err;
+  } finally {
+    if (batchLock) await releaseLock(ctx, batchLock);
+  }
+}
 
 /**
  * Requeues a failed job: it resumes after `last_successful_status` with `retry_count + 1`.

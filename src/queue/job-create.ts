@@ -1,11 +1,10 @@
 import { newJobState, type JobState } from '../../machines/index.js';
-import type { Op } from '../zk/index.js';
+import { basename, type Op } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { batchFolderForJob, listBatchJobs } from './batch-jobs.js';
 import { JOBS, JOB_PREFIX, BATCH_FOLDERS, batchFolderPath, batchRef, jobChild, jobRef } from './paths.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata } from './records.js';
 import { decodeJsonObject, encodeJobStatus, encodeJson, encodeText } from './wire.js';
-import { withoutRequestSpans } from '../telemetry/span.js';
 import { activeTraceparent } from '../telemetry/trace-context.js';
 
 /** One object of a batch, to become one job. */
@@ -127,8 +126,9 @@ async function existingPositions(ctx: QueueContext, bid: string): Promise<Set<nu
 
 /**
  * Creates the jobs of a batch. Each job (its data nodes and both refs) appears in one multi
- * with the rest of its chunk, so no consumer ever sees half a job; the sequential id nodes are
- * created just before, so a crash leaves at most empty id nodes (cleanup removes them).
+ * with the rest of its chunk, so no consumer ever sees half a job; the chunk's sequential id
+ * nodes are created just before in one multi, so a crash leaves at most empty id nodes (cleanup
+ * removes them).
  * Positions that already have a job are skipped, so re-running after a crash creates nothing twice.
  */
 export async function createJobs(
@@ -145,14 +145,20 @@ export async function createJobs(
   // Each job's steps continue the trace of the span creating it (the batch's expansion).
   const traceparent = activeTraceparent();
   for (const group of chunks) {
-    // One span per chunk's multi is plenty; a span per id node would bury the trace.
-    const paths = await withoutRequestSpans(() =>
-      Promise.all(group.map(() => ctx.zk.create(`${JOBS}/${JOB_PREFIX}`, null, 'persistent_sequential'))),
+    // The chunk's id nodes in one multi of sequential creates (all or none), then its jobs.
+    const ids = await ctx.zk.multi(
+      group.map(() => ({
+        op: 'create' as const,
+        path: `${JOBS}/${JOB_PREFIX}`,
+        mode: 'persistent_sequential' as const,
+      })),
     );
     const now = ctx.now();
     const ops: Op[] = [];
     group.forEach((spec, i) => {
-      const jid = (paths[i] as string).slice(JOBS.length + 1);
+      const jid = basename(ids[i]?.createdPath ?? '');
+      if (!jid.startsWith(JOB_PREFIX))
+        throw new Error(`multi created no job id node for position ${spec.position}`);
       const built = jobOps(bid, jid, spec, now, traceparent);
       ops.push(...built.ops);
       created.push({ jid, position: spec.position, status: built.status });

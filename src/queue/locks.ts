@@ -1,5 +1,5 @@
 import { filter, first } from 'rxjs';
-import { isZkError } from '../zk/index.js';
+import { ZkError, isZkError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 
@@ -11,13 +11,26 @@ export interface HeldLock {
 
 export type LockAttempt = { held: true; lock: HeldLock } | { held: false; reason: 'locked' | 'gone' };
 
+/** What `sessionId` reads while a replacement session is still connecting. */
+const NO_SESSION = '0';
+
 /**
  * Creates the ephemeral `<item>/lock`. Expected outcomes are values: `locked` when another
- * session holds it, `gone` when the item no longer exists.
+ * session holds it, `gone` when the item no longer exists. Rejects with a retryable
+ * CONNECTION_LOSS, sending nothing, while there is no session: the create would wait for the
+ * next session and be made by it, so the lock would be named after none, could never commit
+ * and would never be released (the item stuck for that session's lifetime).
  */
 export async function tryLock(ctx: QueueContext, itemPath: string): Promise<LockAttempt> {
   const sessionId = ctx.zk.sessionId;
   const path = `${itemPath}/lock`;
+  if (sessionId === NO_SESSION) {
+    throw new ZkError('CONNECTION_LOSS', {
+      operation: 'create',
+      path,
+      message: `create ${path}: CONNECTION_LOSS, no ZooKeeper session (a new one is connecting); not sent`,
+    });
+  }
   try {
     await ctx.zk.create(path, null, 'ephemeral');
     return { held: true, lock: { path, sessionId } };

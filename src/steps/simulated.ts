@@ -10,7 +10,11 @@ import { sleep } from './abortable-sleep.js';
  * tests, benchmarks and a first run. The real ingest steps are issue #6.
  *
  * A simulated batch has the payload `sim:<number of jobs>`; `submission.simulate.failAt` maps
- * manifest positions to the state their job fails in (`{"3": "downloading"}`).
+ * manifest positions to the state their job fails in (`{"3": "downloading"}`), every time it gets
+ * there (job configuration `simulate_fail_at`). `submission.simulate.failOnce` is the same but
+ * fails only the first attempt (`simulate_fail_once_at`): the step fails while the job's
+ * `retry_count` is 0, and an operator's requeue increments `retry_count` (admin.requeue, see
+ * requeueJob), so a requeued job then gets through. Nothing else changes `retry_count`.
  */
 export interface SimulationOptions {
   /** Time each step takes (default 0). */
@@ -20,7 +24,10 @@ export interface SimulationOptions {
 const PAYLOAD = /^sim:(\d{1,7})$/;
 
 function failIfAsked(args: JobStepArgs, state: JobWorkingState): void {
-  if (args.job.configuration.simulate_fail_at === state) throw new Error(`simulated failure while ${state}`);
+  const { configuration, retryCount } = args.job;
+  if (configuration.simulate_fail_at === state) throw new Error(`simulated failure while ${state}`);
+  if (configuration.simulate_fail_once_at === state && retryCount === 0)
+    throw new Error(`simulated failure while ${state} (first attempt only)`);
 }
 
 export function createSimulatedSteps(options: SimulationOptions = {}): {
@@ -57,7 +64,10 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
         throw new Error(
           `simulated steps expand only "sim:<jobs>" payloads, not "${batch.submission.payload_url}"`,
         );
-      const simulate = (batch.submission.simulate ?? {}) as { failAt?: Record<string, string> };
+      const simulate = (batch.submission.simulate ?? {}) as {
+        failAt?: Record<string, string>;
+        failOnce?: Record<string, string>;
+      };
       const specs: JobSpec[] = Array.from({ length: Number(match[1]) }, (_, position) => ({
         position,
         configuration: {
@@ -67,6 +77,7 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
           payload_type: 'object_manifest',
           ...(batch.submission.collection ? { collection: batch.submission.collection } : {}),
           ...(simulate.failAt?.[position] ? { simulate_fail_at: simulate.failAt[position] } : {}),
+          ...(simulate.failOnce?.[position] ? { simulate_fail_once_at: simulate.failOnce[position] } : {}),
         },
       }));
       await createJobs(queue, batch.batchId, specs);

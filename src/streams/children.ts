@@ -14,9 +14,14 @@ export function settleDelayFor(size: number): number {
 /**
  * The children of `path`, re-read and re-watched on every change (see {@link watched$}); big
  * folders are re-read after a short settling delay ({@link settleDelayFor}). A missing node
- * emits `[]` and waits (exists watch) for it to be created.
+ * emits `[]` and waits (exists watch) for it to be created. With `demand`, re-reads after a
+ * change wait while it is false (see `WatchedOptions.demand`).
  */
-export function children$(zk: ZkClient, path: string): Observable<string[]> {
+export function children$(
+  zk: ZkClient,
+  path: string,
+  options: { demand?: Observable<boolean> } = {},
+): Observable<string[]> {
   return watched$(
     zk,
     async (watch) => {
@@ -30,6 +35,6 @@ export function children$(zk: ZkClient, path: string): Observable<string[]> {
         if (!(await zk.exists(path, watch))) return [];
       }
     },
-    { delayAfterFire: (names) => settleDelayFor(names.length) },
+    { delayAfterFire: (names) => settleDelayFor(names.length), demand: options.demand },
   );
 }

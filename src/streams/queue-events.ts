@@ -18,8 +18,8 @@ const sameList = (a: string[], b: string[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** Refs waiting in a job state folder (`PP-jid` names), each time the folder changes: "work appeared in state S". */
-export function jobWork$(zk: ZkClient, state: JobState): Observable<string[]> {
-  return children$(zk, jobStateFolder(state)).pipe(
+export function jobWork$(zk: ZkClient, state: JobState, demand?: Observable<boolean>): Observable<string[]> {
+  return children$(zk, jobStateFolder(state), { demand }).pipe(
     map((names) => [...names].sort()),
     distinctUntilChanged(sameList),
   );

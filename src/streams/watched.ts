@@ -1,4 +1,4 @@
-import { Observable } from 'rxjs';
+import { Observable, type Subscription } from 'rxjs';
 import type { ZkClient, WatchCallback } from '../zk/index.js';
 import { isZkError } from '../zk/index.js';
 
@@ -12,6 +12,12 @@ export interface WatchedOptions<T> {
    * cost of re-reading a big folder that changes often.
    */
   delayAfterFire?: (last: T) => number;
+  /**
+   * Whether anyone needs a fresh value now (a consumer with a free slot). While it is false a
+   * fire only marks the value stale; the read (and the watch it re-arms) waits until it is true
+   * again. Reads after a (re)connection are never held back.
+   */
+  demand?: Observable<boolean>;
 }
 
 /**
@@ -34,6 +40,8 @@ export function watched$<T>(
     let retryTimer: NodeJS.Timeout | undefined;
     let fireTimer: NodeJS.Timeout | undefined;
     let last: { value: T } | undefined;
+    let wanted = true;
+    let stale = false;
 
     const readOnce = async (): Promise<void> => {
       try {
@@ -67,14 +75,26 @@ export function watched$<T>(
       retryTimer = undefined;
       trigger();
     }
+    /** A fire, acted on now when the value is wanted, else once it is. */
+    function fired(): void {
+      if (wanted) trigger();
+      else stale = true;
+    }
     const watch: WatchCallback = () => {
       const delay = last && options.delayAfterFire ? options.delayAfterFire(last.value) : 0;
-      if (delay <= 0) return trigger();
+      if (delay <= 0) return fired();
       fireTimer ??= setTimeout(() => {
         fireTimer = undefined;
-        trigger();
+        fired();
       }, delay);
     };
+    const demand: Subscription | undefined = options.demand?.subscribe((now) => {
+      wanted = now;
+      if (wanted && stale) {
+        stale = false;
+        trigger();
+      }
+    });
     // session$ replays the current state: the first read happens at once when connected.
     const session = zk.session$.subscribe({
       next: (event) => {
@@ -85,6 +105,7 @@ export function watched$<T>(
     return () => {
       stopped = true;
       session.unsubscribe();
+      demand?.unsubscribe();
       if (retryTimer) clearTimeout(retryTimer);
       if (fireTimer) clearTimeout(fireTimer);
     };

@@ -1,4 +1,3 @@
-import { suppressTracing } from '@opentelemetry/core';
 import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 
 const tracer = () => trace.getTracer('merritt-ingest-queue');
@@ -82,9 +81,4 @@ export function annotateActiveSpan(attributes: Attributes): void {
 /** Marks a span failed without an exception (a step whose failure became the job's `*.failed` event). */
 export function markFailed(span: Span, message: string): void {
   span.setStatus({ code: SpanStatusCode.ERROR, message });
-}
-
-/** Runs `work` with tracing suppressed: many small requests whose spans would only be noise. */
-export function withoutRequestSpans<T>(work: () => Promise<T>): Promise<T> {
-  return context.with(suppressTracing(context.active()), work);
 }

@@ -5,6 +5,7 @@ import type { BatchWork } from '../../queue/batch-acquire.js';
 import { startService } from '../../service.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { nonNegative } from '../options.js';
 
 function listOf<T extends string>(what: string, allowed: readonly T[]) {
   return (value: string): T[] => {
@@ -21,15 +22,6 @@ function listOf<T extends string>(what: string, allowed: readonly T[]) {
       );
     }
     return items as T[];
-  };
-}
-
-function nonNegative(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0)
-      throw new CliError(`${name} must be a whole number of 0 or more, got "${value}"`, ExitCode.usage);
-    return n;
   };
 }
 

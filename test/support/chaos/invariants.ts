@@ -30,6 +30,16 @@ export interface QueueFigures {
   /** Batches whose report commits, or report contents, are not as expected. */
   badReports: string[];
   doctorViolations: string[];
+  /** Doctor findings on items the scenario broke on purpose (only with `expectedDoctorItems`). */
+  doctorExpected?: number;
+}
+
+export interface CheckOptions {
+  /**
+   * Items (job or batch ids, paths: `DoctorProblem.item`) the scenario wrote broken on purpose:
+   * doctor must report each of them, and nothing else.
+   */
+  expectedDoctorItems?: readonly string[];
 }
 
 const TERMINAL = new Set(['completed', 'failed', 'deleted']);
@@ -53,6 +63,7 @@ export async function checkQueue(
   ctx: QueueContext,
   batches: readonly ExpectedBatch[],
   ledger: readonly LedgerLine[],
+  options: CheckOptions = {},
 ): Promise<QueueFigures> {
   const figures: QueueFigures = {
     jobs: 0,
@@ -101,7 +112,16 @@ export async function checkQueue(
   }
   // As an operator runs it (`mrtq doctor`): default grace for id nodes of a creation in progress.
   const checked = await doctor(ctx);
-  figures.doctorViolations = checked.problems.map((p) => `${p.code} ${p.path}: ${p.message}`);
+  const expected = new Set(options.expectedDoctorItems ?? []);
+  figures.doctorViolations = checked.problems
+    .filter((p) => !expected.has(p.item))
+    .map((p) => `${p.code} ${p.path}: ${p.message}`);
+  if (options.expectedDoctorItems) {
+    const found = new Set(checked.problems.map((p) => p.item));
+    figures.doctorExpected = checked.problems.filter((p) => expected.has(p.item)).length;
+    for (const item of expected)
+      if (!found.has(item)) figures.doctorViolations.push(`${item}: broken on purpose, but doctor missed it`);
+  }
   return figures;
 }
 
@@ -131,6 +151,7 @@ export function summaryLine(s: ScenarioSummary): string {
     lost: s.queue.lost.length,
     bad_reports: s.queue.badReports.length,
     doctor_violations: s.queue.doctorViolations.length,
+    ...(s.queue.doctorExpected === undefined ? {} : { doctor_expected: s.queue.doctorExpected }),
     seconds: Math.round(s.seconds * 10) / 10,
   };
   return `chaos ${s.scenario}: ${Object.entries(fields)

@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { checkLedger } from './ledger-check.js';
 import type { LedgerLine } from './ledger-check.js';
-import { checkQueue, report, violations, type ExpectedBatch } from './invariants.js';
+import { checkQueue, report, violations, type CheckOptions, type ExpectedBatch } from './invariants.js';
 import type { ChaosProfile } from './profile.js';
 
 /**
@@ -17,8 +17,12 @@ export async function finishScenario(options: {
   ledger: readonly LedgerLine[];
   counts: Record<string, number>;
   startedAt: number;
+  /** See {@link CheckOptions}: doctor must report exactly these items (broken on purpose). */
+  expectedDoctorItems?: CheckOptions['expectedDoctorItems'];
 }): Promise<string> {
-  const queue = await checkQueue(options.ctx, options.batches, options.ledger);
+  const queue = await checkQueue(options.ctx, options.batches, options.ledger, {
+    expectedDoctorItems: options.expectedDoctorItems,
+  });
   const summary = {
     scenario: options.scenario,
     profile: options.profile,

@@ -1,0 +1,123 @@
+import type { ZkClient } from '../zk/index.js';
+import { isZkError } from '../zk/index.js';
+
+/**
+ * The peer baseline: the job lifecycle written the way the seeds describe it (003's
+ * walkthrough) — for each step, take the ephemeral lock, read the status, then one awaited write
+ * per line of the recipe (update status, delete the old state ref, create the new one, move the
+ * batch ref when the job ends), then delete the lock — with workers that find work by listing
+ * their state folder in a loop (sleeping `idlePollMs` when it is empty), as consumer daemons
+ * that poll do. Same server, same no-op steps, same number of workers per state as the engine.
+ */
+export interface BaselineOptions {
+  root: string;
+  jobs: number;
+  workersPerState: number;
+  idlePollMs: number;
+}
+
+const STATES = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
+const NEXT: Record<string, string> = {
+  pending: 'estimating',
+  estimating: 'provisioning',
+  provisioning: 'downloading',
+  downloading: 'processing',
+  processing: 'recording',
+  recording: 'notify',
+  notify: 'completed',
+};
+
+function status(state: string, last: string | null): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      status: state,
+      last_successful_status: last,
+      last_modified: new Date().toISOString(),
+      retry_count: 0,
+    }),
+  );
+}
+
+/** Runs the baseline; resolves with jobs per second from the first job's pickup to the last completion. */
+export async function baselineRate(
+  zk: ZkClient,
+  options: BaselineOptions,
+): Promise<{ jobsPerS: number; seconds: number }> {
+  const { root, jobs } = options;
+  for (const state of [...STATES, 'completed']) await zk.mkdirp(`${root}/states/${state}`);
+  await zk.mkdirp(`${root}/batch/batch-processing`);
+  await zk.mkdirp(`${root}/batch/batch-completed`);
+  await zk.mkdirp(`${root}/jobs`);
+  // Jobs created up front (not measured), as the engine's expansion is not in its window either.
+  for (let start = 0; start < jobs; start += 500) {
+    const ops = [];
+    for (let i = start; i < Math.min(jobs, start + 500); i++) {
+      const jid = `jid${String(i).padStart(10, '0')}`;
+      ops.push(
+        { op: 'create' as const, path: `${root}/jobs/${jid}` },
+        { op: 'create' as const, path: `${root}/jobs/${jid}/status`, data: status('pending', null) },
+        { op: 'create' as const, path: `${root}/states/pending/05-${jid}` },
+        { op: 'create' as const, path: `${root}/batch/batch-processing/${jid}` },
+      );
+    }
+    await zk.multi(ops);
+  }
+  let completed = 0;
+  let firstPickup: number | undefined;
+  let stop = false;
+
+  async function step(state: string, ref: string): Promise<boolean> {
+    const jid = ref.slice(3);
+    const lock = `${root}/jobs/${jid}/lock`;
+    try {
+      await zk.create(lock, null, 'ephemeral');
+    } catch (err) {
+      if (isZkError(err, 'NODE_EXISTS') || isZkError(err, 'NO_NODE')) return false;
+      throw err;
+    }
+    try {
+      const { data } = await zk.getData(`${root}/jobs/${jid}/status`);
+      if ((JSON.parse(String(data)) as { status: string }).status !== state) return false;
+      firstPickup ??= performance.now();
+      const next = NEXT[state]!;
+      await zk.setData(`${root}/jobs/${jid}/status`, status(next, state));
+      await zk.delete(`${root}/states/${state}/${ref}`);
+      await zk.create(`${root}/states/${next}/${ref}`);
+      if (next === 'completed') {
+        await zk.delete(`${root}/batch/batch-processing/${jid}`);
+        await zk.create(`${root}/batch/batch-completed/${jid}`);
+        completed++;
+      }
+      return true;
+    } finally {
+      await zk.delete(lock).catch(() => undefined);
+    }
+  }
+
+  async function worker(state: string, index: number): Promise<void> {
+    while (!stop) {
+      const refs = (await zk.getChildren(`${root}/states/${state}`)).sort();
+      let worked = false;
+      // Workers of a state start at different places in the list, as separate daemons would.
+      for (let i = 0; i < refs.length && !stop; i++) {
+        const ref = refs[(i + index * 7) % refs.length]!;
+        if (await step(state, ref)) worked = true;
+      }
+      if (!worked) await new Promise((r) => setTimeout(r, options.idlePollMs));
+    }
+  }
+
+  const workers = STATES.flatMap((state) =>
+    Array.from({ length: options.workersPerState }, (_, i) => worker(state, i)),
+  );
+  const started = performance.now();
+  while (completed < jobs) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (performance.now() - started > 900_000) break;
+  }
+  const ended = performance.now();
+  stop = true;
+  await Promise.all(workers);
+  const seconds = (ended - (firstPickup ?? started)) / 1000;
+  return { jobsPerS: completed / seconds, seconds };
+}

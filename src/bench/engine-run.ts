@@ -1,0 +1,78 @@
+import { pino } from 'pino';
+import { Engine, type EngineOptions } from '../engine/engine.js';
+import type { Ledger, LedgerEntry } from '../engine/ledger.js';
+import { createBatch } from '../queue/batch-create.js';
+import { loadBatch } from '../queue/batch-load.js';
+import type { QueueContext } from '../queue/context.js';
+import { ensureQueueTree } from '../queue/tree-init.js';
+import { createSimulatedSteps } from '../steps/simulated.js';
+import { connectZk, type ZkClient } from '../zk/index.js';
+
+/** A ledger line with the time it was written (ms, performance.now()). */
+export type TimedEntry = LedgerEntry & { at: number };
+
+/** An engine in this process over its own ZooKeeper session, with no-op (simulated) steps. */
+export interface BenchEngine {
+  engine: Engine;
+  zk: ZkClient;
+  queue: QueueContext;
+  entries: TimedEntry[];
+  /** ZooKeeper requests this engine's session has sent so far. */
+  requests(): number;
+  stop(): Promise<void>;
+}
+
+export async function startBenchEngine(
+  connectString: string,
+  options: EngineOptions = {},
+): Promise<BenchEngine> {
+  let requests = 0;
+  const zk = await connectZk({ connectString, onRequest: () => requests++ });
+  const log = pino({ level: 'silent' });
+  const queue: QueueContext = { zk, log, now: () => new Date() };
+  await ensureQueueTree(zk);
+  const entries: TimedEntry[] = [];
+  const ledger: Ledger = { record: (entry) => entries.push({ ...entry, at: performance.now() }) };
+  const engine = new Engine(
+    { queue, ...createSimulatedSteps(), ledger, log },
+    { sweepIntervalMs: 0, ...options },
+  );
+  await engine.start();
+  return {
+    engine,
+    zk,
+    queue,
+    entries,
+    requests: () => requests,
+    async stop() {
+      await engine.stop(5000);
+      await zk.close();
+    },
+  };
+}
+
+/** Submits a simulated batch of `jobs` jobs from `queue` (a session other than the engine's). */
+export async function submitSimulated(
+  queue: QueueContext,
+  jobs: number,
+  submitter = 'bench',
+): Promise<string> {
+  const { bid } = await createBatch(queue, {
+    profile_name: 'bench',
+    submitter,
+    payload_url: `sim:${jobs}`,
+    type: 'manifest',
+  });
+  return bid;
+}
+
+/** Waits until the batch is completed or failed, polling (the bench must not depend on the engine's own watches). */
+export async function waitForBatch(queue: QueueContext, bid: string, timeoutMs: number): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const { status } = await loadBatch(queue, bid);
+    if (status === 'completed' || status === 'failed') return;
+    if (Date.now() > until) throw new Error(`batch ${bid} still ${status} after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,249 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Config } from '../config.js';
+import type { QueueContext } from '../queue/context.js';
+import { ensureQueueTree } from '../queue/tree-init.js';
+import { connectZk, type ZkClient } from '../zk/index.js';
+import { provideZooKeeper } from '../zk-server/provider.js';
+import { baselineRate } from './baseline.js';
+import { createCeiling, multiCeiling } from './ceiling.js';
+import { describeMachine, type MachineDescription } from './machine.js';
+import { engineAtScale, seedPendingJobs } from './scale.js';
+import { median, repeat, round } from './stats.js';
+import { completionLatency, engineThroughput, expansionRate } from './throughput.js';
+
+/** How big a run is. `quick` keeps CI's run short; the default is the issue's full sizes. */
+export interface BenchOptions {
+  quick: boolean;
+  /** Jobs of the engine-throughput batch (default 5,000; quick 300). */
+  jobs?: number;
+  /** Repetitions of each measurement; the median is reported (default 3; quick 1). */
+  repeat?: number;
+  /** Where results are written (default bench/results; none when empty). */
+  resultsDir?: string;
+  /** Progress lines (stderr). */
+  progress?: (line: string) => void;
+}
+
+/** Every figure, named with its unit. */
+export interface BenchResult {
+  date: string;
+  profile: 'quick' | 'full';
+  repeat: number;
+  machine: MachineDescription;
+  ceiling_multi_1_tx_per_s: number;
+  ceiling_multi_64_tx_per_s: number;
+  ceiling_create_64_per_s: number;
+  engine_jobs: number;
+  engine_jobs_per_s: number;
+  engine_transitions_per_s: number;
+  engine_transitions_per_job: number;
+  engine_zk_requests_per_job: number;
+  ratio_transitions_to_ceiling: number;
+  completion_latency_batches: number;
+  completion_latency_ms_p50: number;
+  completion_latency_ms_p99: number;
+  expansion_objects: number;
+  expansion_jobs_per_s: number;
+  scale_pending_jobs: number;
+  rss_mb_100k_pending: number;
+  first_acquire_ms: number;
+  engine_startup_ms: number;
+  baseline_jobs: number;
+  baseline_jobs_per_s: number;
+  ratio_engine_to_baseline: number;
+  targets: Record<string, { target: string; value: number; met: boolean }>;
+}
+
+/** The issue's targets on a 2-core machine shared by ZooKeeper and the engine. */
+function targetsOf(r: Omit<BenchResult, 'targets'>): BenchResult['targets'] {
+  const t = (target: string, value: number, met: boolean) => ({ target, value, met });
+  return {
+    engine_jobs_per_s: t('>= 500', r.engine_jobs_per_s, r.engine_jobs_per_s >= 500),
+    ratio_transitions_to_ceiling: t(
+      '>= 0.35',
+      r.ratio_transitions_to_ceiling,
+      r.ratio_transitions_to_ceiling >= 0.35,
+    ),
+    ratio_engine_to_baseline: t('>= 10', r.ratio_engine_to_baseline, r.ratio_engine_to_baseline >= 10),
+    completion_latency_ms_p50: t('<= 20', r.completion_latency_ms_p50, r.completion_latency_ms_p50 <= 20),
+    completion_latency_ms_p99: t('<= 100', r.completion_latency_ms_p99, r.completion_latency_ms_p99 <= 100),
+    expansion_jobs_per_s: t('>= 5000', r.expansion_jobs_per_s, r.expansion_jobs_per_s >= 5000),
+    rss_mb_100k_pending: t('<= 300', r.rss_mb_100k_pending, r.rss_mb_100k_pending <= 300),
+    first_acquire_ms: t('<= 1000', r.first_acquire_ms, r.first_acquire_ms <= 1000),
+  };
+}
+
+/** A session on its own chroot of the bench server: every measurement starts from an empty tree. */
+async function chrootQueue(
+  server: string,
+  name: string,
+): Promise<{ connectString: string; zk: ZkClient; queue: QueueContext }> {
+  const connectString = `${server}/${name}`;
+  const zk = await connectZk({ connectString });
+  await ensureQueueTree(zk);
+  return { connectString, zk, queue: { zk, log: pino({ level: 'silent' }), now: () => new Date() } };
+}
+
+/**
+ * Runs every measurement of issue #10 against a ZooKeeper the bench starts itself (or ZK_CONNECT),
+ * each `repeat` times, and reports medians. Ceiling and engine run side by side in one run, so
+ * their ratio holds on a noisy machine.
+ */
+export async function runBench(config: Config, options: BenchOptions): Promise<BenchResult> {
+  const quick = options.quick;
+  const times = options.repeat ?? (quick ? 1 : 3);
+  const jobs = options.jobs ?? (quick ? 300 : 5000);
+  const say = options.progress ?? (() => undefined);
+  const sizes = {
+    ceilingMs: quick ? 1000 : 3000,
+    latencyBatches: quick ? 10 : 100,
+    expansion: quick ? 2000 : 20_000,
+    pending: quick ? 5000 : 100_000,
+    baseline: quick ? 100 : 1000,
+  };
+  const work = mkdtempSync(join(tmpdir(), 'mrtq-bench-'));
+  const server = await provideZooKeeper({ dir: join(work, 'zookeeper'), config });
+  const sessions: ZkClient[] = [];
+  const chroot = async (name: string) => {
+    const made = await chrootQueue(server.connectString, name);
+    sessions.push(made.zk);
+    return made;
+  };
+  try {
+    say(`ZooKeeper: ${server.connectString} (${server.source})`);
+    const { zk: raw } = await chroot('ceiling');
+    const multi1 = median(
+      await repeat(times, (run) =>
+        multiCeiling(raw, { inFlight: 1, durationMs: sizes.ceilingMs, root: `/m1-${run}` }),
+      ),
+    );
+    const multi64 = median(
+      await repeat(times, (run) =>
+        multiCeiling(raw, { inFlight: 64, durationMs: sizes.ceilingMs, root: `/m64-${run}` }),
+      ),
+    );
+    const create64 = median(
+      await repeat(times, (run) =>
+        createCeiling(raw, { inFlight: 64, durationMs: sizes.ceilingMs, root: `/c64-${run}` }),
+      ),
+    );
+    say(
+      `ceiling: multi 1 in flight ${round(multi1)} tx/s, 64 in flight ${round(multi64)} tx/s; creates ${round(create64)}/s`,
+    );
+
+    const runs = await repeat(times, async (run) => {
+      const { connectString, queue } = await chroot(`engine-${run}`);
+      const result = await engineThroughput(connectString, queue, jobs);
+      say(
+        `engine run ${run + 1}: ${round(result.jobsPerS)} jobs/s, ${round(result.zkRequestsPerJob)} requests/job`,
+      );
+      return result;
+    });
+    const pick = (key: keyof (typeof runs)[number]) => median(runs.map((r) => r[key]));
+
+    const latency = await (async () => {
+      const { connectString, queue } = await chroot('latency');
+      return completionLatency(connectString, queue, sizes.latencyBatches);
+    })();
+    say(`completion latency: p50 ${round(latency.p50Ms)} ms, p99 ${round(latency.p99Ms)} ms`);
+
+    const expansion = median(
+      await repeat(times, async (run) => {
+        const { connectString, queue } = await chroot(`expansion-${run}`);
+        return expansionRate(connectString, queue, sizes.expansion);
+      }),
+    );
+    say(`expansion: ${round(expansion)} jobs/s`);
+
+    const scale = await (async () => {
+      const { connectString, queue } = await chroot('scale');
+      await seedPendingJobs(queue, sizes.pending);
+      return engineAtScale(connectString, join(work, 'scale-ledger.jsonl'), sizes.pending);
+    })();
+    say(
+      `scale: ${scale.pendingJobs} pending, ${round(scale.rssMbPeak)} MB, first acquire ${round(scale.firstAcquireMs)} ms`,
+    );
+
+    const baseline = median(
+      await repeat(times, async (run) => {
+        const { zk } = await chroot(`baseline-${run}`);
+        const result = await baselineRate(zk, {
+          root: '/baseline',
+          jobs: sizes.baseline,
+          workersPerState: 4,
+          idlePollMs: 100,
+        });
+        return result.jobsPerS;
+      }),
+    );
+    say(`baseline (documented recipe): ${round(baseline)} jobs/s`);
+
+    const partial: Omit<BenchResult, 'targets'> = {
+      date: new Date().toISOString(),
+      profile: quick ? 'quick' : 'full',
+      repeat: times,
+      machine: await describeMachine(server.connectString),
+      ceiling_multi_1_tx_per_s: round(multi1),
+      ceiling_multi_64_tx_per_s: round(multi64),
+      ceiling_create_64_per_s: round(create64),
+      engine_jobs: jobs,
+      engine_jobs_per_s: round(pick('jobsPerS')),
+      engine_transitions_per_s: round(pick('transitionsPerS')),
+      engine_transitions_per_job: round(pick('transitionsPerJob'), 2),
+      engine_zk_requests_per_job: round(pick('zkRequestsPerJob')),
+      ratio_transitions_to_ceiling: round(pick('transitionsPerS') / multi64, 3),
+      completion_latency_batches: latency.samples,
+      completion_latency_ms_p50: round(latency.p50Ms, 2),
+      completion_latency_ms_p99: round(latency.p99Ms, 2),
+      expansion_objects: sizes.expansion,
+      expansion_jobs_per_s: round(expansion),
+      scale_pending_jobs: scale.pendingJobs,
+      rss_mb_100k_pending: round(scale.rssMbPeak),
+      first_acquire_ms: round(scale.firstAcquireMs),
+      engine_startup_ms: round(scale.startupMs),
+      baseline_jobs: sizes.baseline,
+      baseline_jobs_per_s: round(baseline, 2),
+      ratio_engine_to_baseline: round(pick('jobsPerS') / baseline, 2),
+    };
+    const result: BenchResult = { ...partial, targets: targetsOf(partial) };
+    const dir = options.resultsDir ?? join(import.meta.dirname, '..', '..', 'bench', 'results');
+    if (dir !== '') {
+      mkdirSync(dir, { recursive: true });
+      const name = `${result.date.replace(/[:.]/g, '-')}-${result.profile}.json`;
+      writeFileSync(join(dir, name), JSON.stringify(result, null, 2) + '\n');
+      say(`results written to ${join(dir, name)}`);
+    }
+    return result;
+  } finally {
+    await Promise.allSettled(sessions.map((zk) => zk.close()));
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The figures as a table for a terminal. */
+export function formatBench(r: BenchResult): string {
+  const lines = [
+    `benchmark (${r.profile}, median of ${r.repeat}) on ${r.machine.cores} × ${r.machine.cpu}, ${r.machine.os}, Node ${r.machine.node}, ZooKeeper ${r.machine.zookeeper}`,
+    '',
+    `  ceiling: multi (4 ops) 1 in flight      ${r.ceiling_multi_1_tx_per_s} tx/s`,
+    `  ceiling: multi (4 ops) 64 in flight     ${r.ceiling_multi_64_tx_per_s} tx/s`,
+    `  ceiling: creates, 64 in flight          ${r.ceiling_create_64_per_s} /s`,
+    `  engine: ${r.engine_jobs} jobs, no-op steps         ${r.engine_jobs_per_s} jobs/s, ${r.engine_transitions_per_s} transitions/s`,
+    `  engine: ZooKeeper requests per job      ${r.engine_zk_requests_per_job} (${r.engine_transitions_per_job} transitions/job)`,
+    `  ratio transitions/s to ceiling          ${r.ratio_transitions_to_ceiling}`,
+    `  batch completion latency (${r.completion_latency_batches} batches) p50 ${r.completion_latency_ms_p50} ms, p99 ${r.completion_latency_ms_p99} ms`,
+    `  expansion of ${r.expansion_objects} objects          ${r.expansion_jobs_per_s} jobs/s`,
+    `  ${r.scale_pending_jobs} pending jobs: engine RSS ${r.rss_mb_100k_pending} MB, first acquire ${r.first_acquire_ms} ms (start-up ${r.engine_startup_ms} ms)`,
+    `  baseline (seed 003 recipe, polling)     ${r.baseline_jobs_per_s} jobs/s; engine is ${r.ratio_engine_to_baseline} ×`,
+    '',
+    '  targets:',
+    ...Object.entries(r.targets).map(
+      ([k, t]) => `    ${t.met ? 'met   ' : 'MISSED'} ${k} ${t.target}: ${t.value}`,
+    ),
+  ];
+  return lines.join('\n');
+}

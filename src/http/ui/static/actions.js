@@ -1,0 +1,105 @@
+/* global document */
+import { post } from './api.js';
+import { h } from './dom.js';
+
+/** Shows the outcome of an action (or any error) in the page's alert region. */
+export function notify(kind, text) {
+  const notice = document.getElementById('notice');
+  notice.replaceChildren(h('p', { class: `notice--${kind}`, id: 'notice-text' }, text));
+}
+
+export function clearNotice() {
+  document.getElementById('notice').replaceChildren();
+}
+
+/** Asks in the page's <dialog>; resolves true when the operator confirms. Cancel has the focus. */
+export function confirmAction(title, text, confirmLabel) {
+  const dialog = document.getElementById('confirm');
+  document.getElementById('confirm-title').textContent = title;
+  document.getElementById('confirm-text').textContent = text;
+  document.getElementById('confirm-ok').textContent = confirmLabel;
+  return new Promise((resolve) => {
+    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.returnValue = '';
+    dialog.showModal();
+    document.getElementById('confirm-cancel').focus();
+  });
+}
+
+/**
+ * Labels, paths and confirmation texts of the actions. Destructive ones (delete, requeue, a
+ * queue pause) ask first; the others run at once.
+ */
+const ACTIONS = {
+  job: {
+    hold: { label: 'Hold job' },
+    release: { label: 'Release job' },
+    requeue: {
+      label: 'Requeue job',
+      confirm: (id) => `Requeue ${id}? It runs again from the step after its last success.`,
+    },
+    delete: { label: 'Delete job', confirm: (id) => `Delete ${id}? This cannot be undone.` },
+  },
+  batch: {
+    hold: { label: 'Hold batch' },
+    release: { label: 'Release batch' },
+    'update-report': { label: 'Update report' },
+    delete: {
+      label: 'Delete batch',
+      confirm: (id) => `Delete ${id} with all its jobs? This cannot be undone.`,
+    },
+  },
+};
+
+const PATHS = { job: (id) => `/jobs/${id}`, batch: (id) => `/batches/${id}` };
+
+/** Runs one action: confirm when destructive, POST with the token, then tell the outcome. */
+export async function runAction({ path, label, confirm, done }) {
+  if (confirm && !(await confirmAction(label, confirm, label))) return;
+  try {
+    await post(path);
+    notify('ok', `${label}: done`);
+    await done?.();
+  } catch (err) {
+    notify('error', `${label} refused: ${err.message}`);
+  }
+}
+
+/**
+ * A button for each action the API says the lifecycle allows now (`allowedActions`), none for
+ * the others; `done` runs after a successful action (a refresh).
+ */
+export function actionBar(kind, id, state, allowed, done) {
+  if (allowed.length === 0)
+    return h(
+      'p',
+      { class: 'actions none', id: 'actions' },
+      `No operator action: the ${kind} lifecycle allows none while ${state}.`,
+    );
+  const buttons = allowed.map((name) => {
+    const action = ACTIONS[kind][name];
+    return h(
+      'button',
+      {
+        type: 'button',
+        id: `action-${name}`,
+        class: action.confirm ? 'danger' : undefined,
+        on: {
+          click: () =>
+            runAction({
+              path: `${PATHS[kind](id)}/${name}`,
+              label: action.label,
+              confirm: action.confirm?.(id),
+              done,
+            }),
+        },
+      },
+      action.label,
+    );
+  });
+  return h(
+    'div',
+    { class: 'actions', id: 'actions', role: 'group', 'aria-label': `Actions on ${kind} ${id}` },
+    buttons,
+  );
+}

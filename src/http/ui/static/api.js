@@ -1,0 +1,43 @@
+/* global fetch */
+import { getToken } from './token.js';
+
+/** A refused or failed request: the API's status, code and message ({error, message}). */
+export class ApiError extends Error {
+  constructor(status, code, message) {
+    super(`${status} ${code}: ${message}`);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+async function failure(res) {
+  let body;
+  try {
+    body = await res.json();
+  } catch {
+    body = {};
+  }
+  return new ApiError(res.status, body.error ?? res.statusText, body.message ?? 'the server gave no reason');
+}
+
+export async function getJson(path) {
+  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  if (!res.ok) throw await failure(res);
+  return res.json();
+}
+
+export async function getText(path) {
+  const res = await fetch(path);
+  if (!res.ok) throw await failure(res);
+  return res.text();
+}
+
+/** A mutating call: the bearer token is sent when one was entered (else the API refuses, 401). */
+export async function post(path, body = {}) {
+  const headers = { accept: 'application/json', 'content-type': 'application/json' };
+  const token = getToken();
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
+  if (!res.ok) throw await failure(res);
+  return res.json();
+}

@@ -1,0 +1,96 @@
+/* global document, window, location, URLSearchParams */
+import { clearNotice } from './actions.js';
+import { h } from './dom.js';
+import { connectLive } from './live.js';
+import { clearToken, getToken, setToken } from './token.js';
+import { renderBatch } from './view-batch.js';
+import { renderBatches } from './view-batches.js';
+import { renderJob } from './view-job.js';
+import { renderJobs } from './view-jobs.js';
+import { renderOverview } from './view-overview.js';
+
+// The dashboard's shell: views addressed by the URL fragment (#/batches/bid…), the token form,
+// and the live stream whose transitions each view turns into refreshes.
+
+const ROUTES = [
+  { pattern: /^\/?$/, nav: 'overview', render: renderOverview },
+  { pattern: /^\/batches$/, nav: 'batches', render: renderBatches },
+  { pattern: /^\/batches\/([^/]+)$/, nav: 'batches', render: renderBatch },
+  { pattern: /^\/jobs$/, nav: 'jobs', render: renderJobs },
+  { pattern: /^\/jobs\/([^/]+)$/, nav: 'jobs', render: renderJob },
+];
+
+let current;
+let generation = 0;
+
+function parseLocation() {
+  const fragment = location.hash.replace(/^#/, '') || '/';
+  const [path, search = ''] = fragment.split('?');
+  return { path, query: new URLSearchParams(search) };
+}
+
+async function show(moveFocus) {
+  const { path, query } = parseLocation();
+  if (!path.startsWith('/')) return; // an in-page anchor (the skip link), not a view
+  current?.dispose?.();
+  current = undefined;
+  clearNotice();
+  const route = ROUTES.find((r) => r.pattern.test(path)) ?? ROUTES[0];
+  const match = route.pattern.exec(path) ?? [];
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    if (link.dataset.nav === route.nav) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  const main = document.getElementById('main');
+  const mine = ++generation;
+  try {
+    const view = await route.render(main, { id: match[1] ? decodeURIComponent(match[1]) : undefined, query });
+    if (mine !== generation) return view?.dispose?.();
+    current = view;
+  } catch (err) {
+    if (mine !== generation) return;
+    main.replaceChildren(h('h1', {}, 'Could not load this page'), h('p', { id: 'load-error' }, err.message));
+  }
+  if (moveFocus) main.focus();
+}
+
+function tokenForm() {
+  const state = document.getElementById('token-state');
+  const input = document.getElementById('token-input');
+  const describe = () => {
+    state.textContent = getToken()
+      ? 'Token set for this browser session.'
+      : 'No token: operator actions will be refused.';
+  };
+  document.getElementById('token-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    if (input.value.trim() !== '') setToken(input.value.trim());
+    input.value = '';
+    describe();
+  });
+  document.getElementById('token-forget').addEventListener('click', () => {
+    clearToken();
+    describe();
+  });
+  describe();
+}
+
+function liveUpdates() {
+  const state = document.getElementById('live-state');
+  connectLive({
+    onTransition: (transition) => current?.onTransition?.(transition),
+    onState: (now) => {
+      state.textContent = now === 'live' ? 'Live updates: on' : 'Live updates: reconnecting…';
+      if (now === 'live') current?.refresh?.();
+    },
+  });
+}
+
+document.getElementById('skip').addEventListener('click', (event) => {
+  event.preventDefault();
+  document.getElementById('main').focus();
+});
+window.addEventListener('hashchange', () => void show(true));
+tokenForm();
+liveUpdates();
+void show(false);

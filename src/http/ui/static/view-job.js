@@ -1,0 +1,57 @@
+/* global document */
+import { actionBar, notify } from './actions.js';
+import { getJson } from './api.js';
+import { badge, facts, fill, h, section, when } from './dom.js';
+import { throttle } from './live.js';
+import { lockText, traceCell } from './trace.js';
+
+// One job with all its ZooKeeper data, its lock holder, its trace and the actions allowed now.
+
+const json = (value) => h('pre', {}, JSON.stringify(value, null, 2));
+
+export async function renderJob(main, { id }) {
+  const body = h('div', { id: 'job' });
+  const refresh = async () => {
+    const item = await getJson(`/jobs/${encodeURIComponent(id)}`);
+    const { job } = item;
+    fill(
+      body,
+      facts([
+        ['State', badge(job.status, 'job-status')],
+        ['Message', job.message ?? undefined],
+        ['Batch', h('a', { href: `#/batches/${job.batchId}` }, job.batchId)],
+        ['Priority', String(job.priority)],
+        ['Retry count', h('span', { id: 'job-retries' }, String(job.retryCount))],
+        ['Last successful state', job.lastSuccessfulStatus ?? 'none yet'],
+        ['Last modified', when(job.lastModified)],
+        ['Space needed', `${job.spaceNeeded} bytes`],
+        ['Lock', h('span', { id: 'job-lock' }, lockText(item.lock))],
+        ['Trace', traceCell(item.trace)],
+      ]),
+      actionBar('job', job.jobId, job.status, item.allowedActions, refresh),
+      section('ZooKeeper data', 'job-data', [
+        h('h3', {}, 'status'),
+        json({
+          status: job.status,
+          last_successful_status: job.lastSuccessfulStatus,
+          retry_count: job.retryCount,
+          message: job.message,
+          last_modified: job.lastModified,
+        }),
+        h('h3', {}, 'configuration'),
+        json(job.configuration),
+        ...['identifiers', 'metadata', 'inventory'].flatMap((key) =>
+          job[key] ? [h('h3', {}, key), json(job[key])] : [],
+        ),
+      ]),
+    );
+  };
+  main.replaceChildren(h('h1', {}, `Job ${id}`), body);
+  document.title = `Job ${id} · mrtq`;
+  await refresh();
+  const later = throttle(
+    () => refresh().catch((err) => notify('error', `Could not refresh: ${err.message}`)),
+    300,
+  );
+  return { refresh: later, onTransition: (t) => t.id === id && later(), dispose: later.cancel };
+}

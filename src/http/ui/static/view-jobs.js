@@ -1,0 +1,83 @@
+/* global document, URLSearchParams */
+import { notify } from './actions.js';
+import { getJson } from './api.js';
+import { age, badge, fill, h, table } from './dom.js';
+import { throttle } from './live.js';
+import { filterForm, pager, PAGE } from './view-batches.js';
+
+// Jobs by state (in priority order) or newest first, optionally of one batch.
+
+const STATES = [
+  'pending',
+  'held',
+  'estimating',
+  'provisioning',
+  'downloading',
+  'processing',
+  'recording',
+  'notify',
+  'completed',
+  'failed',
+  'deleted',
+];
+
+export async function renderJobs(main, { query }) {
+  const results = h('div', { id: 'jobs-results' });
+  const refresh = async () => {
+    const params = new URLSearchParams(query);
+    params.set('limit', String(PAGE));
+    const list = await getJson(`/jobs?${params}`);
+    fill(
+      results,
+      table({
+        id: 'jobs',
+        columns: [
+          'Job',
+          'Batch',
+          'State',
+          'Priority',
+          'Retries',
+          'Last success',
+          'Message',
+          'Age',
+          'Locked',
+        ].map((label, i) => ({ label, rowHeader: i === 0, num: i === 3 || i === 4 })),
+        rows: list.items.map((j) => ({
+          attrs: { 'data-jid': j.jid },
+          cells: [
+            h('a', { href: `#/jobs/${j.jid}` }, j.jid),
+            h('a', { href: `#/batches/${j.bid}` }, j.bid),
+            badge(j.status),
+            String(j.priority),
+            String(j.retryCount),
+            j.lastSuccessfulStatus ?? '',
+            j.message ?? '',
+            age(j.lastModified),
+            j.locked ? 'locked' : '',
+          ],
+        })),
+        empty: 'No job matches.',
+      }),
+      pager('#/jobs', query, list.total),
+    );
+  };
+  main.replaceChildren(
+    h('h1', {}, 'Jobs'),
+    filterForm(
+      '#/jobs',
+      [
+        { name: 'state', label: 'State', options: STATES },
+        { name: 'batch', label: 'Batch (bid…)' },
+      ],
+      query,
+    ),
+    results,
+  );
+  document.title = 'Jobs · mrtq';
+  await refresh();
+  const later = throttle(
+    () => refresh().catch((err) => notify('error', `Could not refresh: ${err.message}`)),
+    1000,
+  );
+  return { refresh: later, onTransition: (t) => t.kind === 'job' && later(), dispose: later.cancel };
+}

@@ -1,0 +1,89 @@
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { Consumer } from '../../../src/engine/consumer.js';
+
+/** A consumer over plain ids whose work waits until the test lets each item finish. */
+function consumerOf(limit: number, outcome: 'moved' | 'defer' | undefined = 'moved') {
+  const acquired: string[] = [];
+  const finish = new Map<string, () => void>();
+  const consumer = new Consumer<string>({
+    name: 't',
+    limit,
+    log: pino({ level: 'silent' }),
+    acquire: (candidates, skip) => {
+      const id = candidates.find((c) => !skip(c));
+      if (id !== undefined) acquired.push(id);
+      return Promise.resolve(id);
+    },
+    idOf: (id) => id,
+    work: (id) => new Promise((resolve) => finish.set(id, () => resolve(outcome))),
+    watchLock: () => undefined,
+  });
+  const demand: boolean[] = [];
+  consumer.demand$.subscribe((d) => demand.push(d));
+  return { consumer, acquired, finish, demand };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+describe('the consumer', () => {
+  it('takes candidates up to its limit and says when it wants no more', async () => {
+    const { consumer, acquired, finish, demand } = consumerOf(2);
+    consumer.offer(['a', 'b', 'c']);
+    await tick();
+    expect(acquired).toEqual(['a', 'b']);
+    expect(demand).toEqual([true, false]);
+    finish.get('a')!();
+    await tick();
+    expect(acquired).toEqual(['a', 'b', 'c']);
+  });
+
+  it('does not take again an item that moved on, until a new listing', async () => {
+    const { consumer, acquired, finish } = consumerOf(1);
+    consumer.offer(['a', 'b']);
+    await tick();
+    finish.get('a')!(); // a moved on; the stale list still names it
+    await tick();
+    expect(acquired).toEqual(['a', 'b']);
+    finish.get('b')!();
+    await tick();
+    consumer.offer(['a']); // listed again: a came back (requeued)
+    await tick();
+    expect(acquired).toEqual(['a', 'b', 'a']);
+  });
+
+  it('reserves a slot for a handed-over item only when it would be next anyway', async () => {
+    const { consumer, acquired, finish } = consumerOf(2);
+    consumer.offer(['05-jid2']);
+    await tick();
+    expect(consumer.reserve('05-jid9')).toBe(true); // a free slot, nothing waiting
+    expect(consumer.reserve('05-jid8')).toBe(false); // full now
+    expect(consumer.adopt('05-jid9')).toBe(true);
+    finish.get('05-jid2')!();
+    await tick();
+    consumer.offer(['03-jid1']);
+    await tick(); // 03-jid1 taken into the free slot
+    expect(acquired).toEqual(['05-jid2', '03-jid1']);
+    finish.get('05-jid9')!();
+    await tick();
+    consumer.offer(['03-jid3']);
+    consumer.setPaused(true);
+    expect(consumer.reserve('01-jid4')).toBe(false); // paused
+    consumer.setPaused(false);
+    await tick(); // 03-jid3 taken
+    finish.get('03-jid1')!();
+    finish.get('03-jid3')!();
+    await tick();
+    consumer.offer(['02-jid5']);
+    consumer.setPaused(true);
+    consumer.setPaused(false);
+    expect(consumer.reserve('04-jid6')).toBe(false); // 02-jid5 waits and comes first
+  });
+
+  it('refuses a handed-over item once stopped, so its lock can be let go', async () => {
+    const { consumer } = consumerOf(1);
+    expect(consumer.reserve('05-jid1')).toBe(true);
+    await consumer.stop(10);
+    expect(consumer.adopt('05-jid1')).toBe(false);
+  });
+});
