@@ -264,6 +264,13 @@ describe('the API end to end: a real listening server and a real engine (simulat
         ...actions('/batches/{bid}', ['hold', 'release', 'update-report', 'delete']),
         ...actions('/queues/{queue}', ['pause', 'resume']),
         ...actions('/collections/{mnemonic}', ['hold', 'release']),
+        // What the dashboard (/ui) reads besides the items.
+        ...[
+          'GET /overview',
+          'GET /engines',
+          'GET /machines/{lifecycle}/diagram',
+          'GET /batches/{id}/timeline',
+        ],
       ].sort(),
     );
     const submitOp = doc.paths['/batches']!.post as {

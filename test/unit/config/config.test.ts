@@ -62,6 +62,20 @@ describe('configuration from the environment', () => {
     );
     expect(() => loadConfig({ LOG_PRETTY: 'yes' })).toThrow('LOG_PRETTY must be true or false, got "yes"');
   });
+
+  it('takes a Jaeger URL for trace links, without its trailing slash, and refuses one that is not http(s)', () => {
+    expect(loadConfig({}).jaegerUrl).toBeUndefined();
+    expect(loadConfig({ MRTQ_JAEGER_URL: 'http://jaeger.example:16686/' }).jaegerUrl).toBe(
+      'http://jaeger.example:16686',
+    );
+    expect(loadConfig({ MRTQ_JAEGER_URL: 'https://ops.example/jaeger' }).jaegerUrl).toBe(
+      'https://ops.example/jaeger',
+    );
+    expect(() => loadConfig({ MRTQ_JAEGER_URL: 'ftp://jaeger.example' })).toThrow(
+      'MRTQ_JAEGER_URL must be an http(s) URL, got "ftp://jaeger.example"',
+    );
+    expect(() => loadConfig({ MRTQ_JAEGER_URL: 'jaeger:16686' })).toThrow(/MRTQ_JAEGER_URL/);
+  });
 });
 
 describe('a config file', () => {

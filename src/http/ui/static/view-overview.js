@@ -221,7 +221,7 @@ export async function renderOverview(main) {
       regions.recent,
       table({
         id: 'recent-batches',
-        caption: `${recent.total} batches in all`,
+        caption: `${recent.total} ${recent.total === 1 ? 'batch' : 'batches'} in all`,
         columns: [
           { label: 'Batch', rowHeader: true },
           { label: 'Status' },
