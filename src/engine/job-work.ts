@@ -129,6 +129,7 @@ async function commit(
   try {
     const { job: next } = await commitJobTransition(deps.queue, acquired, event, {
       ...writes,
+      planned,
       release: handOver === undefined,
     });
     deps.ledger.record({

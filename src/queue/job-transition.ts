@@ -20,6 +20,8 @@ export interface JobCommitOptions {
   /** Written with the transition (processing mints the ark). */
   identifiers?: JobIdentifiers;
   inventory?: JobInventory;
+  /** The job after the event, when the caller has already asked the machine (`nextJobRecord`). */
+  planned?: JobRecord;
 }
 
 /** The result of a committed transition: the job as it now is, and whether it still holds the lock. */
@@ -103,7 +105,7 @@ export async function commitJobTransition(
   options: JobCommitOptions = {},
 ): Promise<CommittedJob> {
   const { job } = acquired;
-  const next = nextJobRecord(job, event, options);
+  const next = options.planned ?? nextJobRecord(job, event, options);
   const attributes = {
     [Attr.jobId]: job.jobId,
     [Attr.batchId]: job.batchId,
