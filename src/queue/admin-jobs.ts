@@ -55,10 +55,47 @@ export const releaseJob = (ctx: QueueContext, jid: string, options: AdminOptions
   withJob(ctx, jid, { type: 'admin.release' }, options);
 
 /**
- * Operator delete of a held or failed job (→ deleted; its batch ref moves to batch-deleted).
- * Like a requeue, it is refused (LOCK_HELD) while the batch is being reported: the report would
- * list the job as failed although it is deleted. Holding the batch lock while committing keeps a
- * reporter from starting in between.
+ * Takes the lock of the job's batch for an operator action that moves the job between the
+ * batch's folders, so that no reporter reads the batch's job lists in between (its report would
+ * leave the job out, or list a deleted job as failed). Refused (LOCK_HELD) while another session
+ * holds the batch (expanding, reporting) or the batch is being reported.
+ */
+async function lockJobsBatch(
+  ctx: QueueContext,
+  job: JobRecord,
+  action: 'delete' | 'requeue',
+  options: AdminOptions,
+): Promise<AcquiredBatch> {
+  const bid = job.batchId;
+  const lock = await takeLockForAdmin(ctx, batchPath(bid), options).catch((err: unknown) => {
+    if (!isQueueError(err, 'LOCK_HELD')) throw err;
+    const why = 'being expanded, reported or changed by another operator';
+    throw new QueueError(
+      'LOCK_HELD',
+      `batch ${bid} is locked (${why}); ${action} job ${job.jobId} once it is free`,
+      batchPath(bid),
+      { cause: err },
+    );
+  });
+  try {
+    const batch = await loadBatch(ctx, bid);
+    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
+      throw new QueueError(
+        'LOCK_HELD',
+        `batch ${bid} is ${batch.status}; ${action} job ${job.jobId} once its report is out`,
+        batchPath(bid),
+      );
+    }
+    return { batch, lock };
+  } catch (err) {
+    await releaseLock(ctx, lock);
+    throw err;
+  }
+}
+
+/**
+ * Operator delete of a held or failed job (→ deleted; its batch ref moves to batch-deleted),
+ * under the batch lock (see lockJobsBatch): refused while the batch is being reported.
  */
 export async function deleteJob(
   ctx: QueueContext,
@@ -66,27 +103,10 @@ export async function deleteJob(
   options: AdminOptions = {},
 ): Promise<JobRecord> {
   const acquired = await lockedJob(ctx, jid, options);
-  const bid = acquired.job.batchId;
   let batchLock: HeldLock | undefined;
   try {
     nextJobRecord(acquired.job, { type: 'admin.delete' });
-    batchLock = await takeLockForAdmin(ctx, batchPath(bid), options).catch((err: unknown) => {
-      if (!isQueueError(err) || err.code !== 'LOCK_HELD') throw err;
-      throw new QueueError(
-        'LOCK_HELD',
-        `batch ${bid} is locked (being expanded, reported or changed by another operator); delete job ${jid} once it is free`,
-        batchPath(bid),
-        { cause: err },
-      );
-    });
-    const batch = await loadBatch(ctx, bid);
-    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
-      throw new QueueError(
-        'LOCK_HELD',
-        `batch ${bid} is ${batch.status}; delete job ${jid} once its report is out`,
-        batchPath(bid),
-      );
-    }
+    batchLock = (await lockJobsBatch(ctx, acquired.job, 'delete', options)).lock;
     return (await commitJobTransition(ctx, acquired, { type: 'admin.delete' })).job;
   } catch (err) {
     await releaseLock(ctx, acquired.lock);
@@ -99,8 +119,9 @@ export async function deleteJob(
 /**
  * Requeues a failed job: it resumes after `last_successful_status` with `retry_count + 1`.
  * When its batch has already reported (failed), the batch goes back to processing in the SAME
- * multi, so it reports again once this job is done. A batch that is reporting right now is
- * refused (LOCK_HELD): try again when its report is out.
+ * multi, so it reports again once this job is done. The batch lock is held until that multi
+ * (which releases it), so a reporter cannot report the batch while the job re-enters it; a batch
+ * that is being reported refuses the requeue (LOCK_HELD): try again when its report is out.
  */
 export async function requeueJob(
   ctx: QueueContext,
@@ -111,25 +132,19 @@ export async function requeueJob(
   let batchLock: AcquiredBatch | undefined;
   try {
     const next = nextJobRecord(acquired.job, { type: 'admin.requeue' });
-    const batch = await loadBatch(ctx, acquired.job.batchId);
-    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
-      throw new QueueError(
-        'LOCK_HELD',
-        `batch ${batch.batchId} is ${batch.status}; requeue job ${jid} once its report is out`,
-        batchPath(batch.batchId),
-      );
-    }
+    batchLock = await lockJobsBatch(ctx, acquired.job, 'requeue', options);
+    const { batch } = batchLock;
     const now = ctx.now();
     const ops = jobTransitionOps(acquired, next, {}, now);
     if (batch.status === 'failed') {
-      const lock = await takeLockForAdmin(ctx, batchPath(batch.batchId), options);
-      batchLock = { batch: await loadBatch(ctx, batch.batchId), lock };
-      const nextBatch = nextBatchRecord(batchLock.batch, { type: 'batch.job-requeued' });
+      const nextBatch = nextBatchRecord(batch, { type: 'batch.job-requeued' });
       ops.push(...batchTransitionOps(batchLock, nextBatch, {}, now));
+    } else {
+      ops.push({ op: 'delete', path: batchLock.lock.path });
     }
     await ctx.zk.multi(ops);
     ctx.log.info(
-      { jobId: jid, to: next.status, retryCount: next.retryCount, batchReopened: !!batchLock },
+      { jobId: jid, to: next.status, retryCount: next.retryCount, batchReopened: batch.status === 'failed' },
       'job requeued',
     );
     return next;

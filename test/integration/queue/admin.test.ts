@@ -21,8 +21,9 @@ import {
   resumeQueue,
 } from '../../../src/queue/queue-locks.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { Op } from '../../../src/zk/index.js';
 import { queueContext } from '../../support/queue-context.js';
-import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
+import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -70,6 +71,79 @@ describe('operator actions', () => {
     expect((error as Error).message).toContain('"admin.requeue" is not allowed for a job in state pending');
     // Nothing was left locked by the refused action.
     expect(await ctx.zk.exists(`/jobs/${jids[0]}/lock`)).toBeUndefined();
+  });
+
+  it('a failed job is neither deleted nor requeued while its batch is reported, so the report cannot list a deleted job as failed', async () => {
+    const { bid, jids } = await batchWithJobs([spec(0, 'reported')]);
+    const jid = jids[0]!;
+    await driveJob(ctx, jid, [
+      { type: 'job.acquired' },
+      { type: 'estimate.done', spaceNeeded: 1 },
+      { type: 'provision.done' },
+      { type: 'download.failed', message: '404' },
+    ]);
+    // A reporter has moved the batch to reporting and read its lists (jid failed).
+    const reporter = (await acquireBatch(worker, 'report', { candidates: [bid] }))!;
+    const reporting = await commitBatchTransition(
+      worker,
+      reporter,
+      { type: 'batch.jobs-done' },
+      { release: false },
+    );
+    for (const act of [deleteJob, requeueJob]) {
+      const refused = await act(ctx, jid).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'LOCK_HELD' });
+      expect((refused as Error).message).toContain(jid);
+    }
+    expect((await loadJob(ctx, jid)).status).toBe('failed');
+    expect(await ctx.zk.exists(`/jobs/${jid}/lock`)).toBeUndefined();
+
+    await commitBatchTransition(
+      worker,
+      { batch: reporting, lock: reporter.lock },
+      { type: 'report.done', completedJobs: 0, failedJobs: 1 },
+      { report: { failed_jobs: [jid], successful_jobs: [] } },
+    );
+    expect((await deleteJob(ctx, jid)).status).toBe('deleted');
+    expect(await ctx.zk.exists(`/batches/${bid}/lock`)).toBeUndefined();
+  });
+
+  it('a reporter cannot take a batch between a requeue reading it and committing the job back into it', async () => {
+    const { bid, jids } = await batchWithJobs([spec(0, 'requeue-race')]);
+    const jid = jids[0]!;
+    await driveJob(ctx, jid, [
+      { type: 'job.acquired' },
+      { type: 'estimate.done', spaceNeeded: 1 },
+      { type: 'provision.done' },
+      { type: 'download.failed', message: '404' },
+    ]);
+    // The batch is processing with batch-processing empty: a reporter may take it any moment.
+    // It tries right before the requeue's commit is sent.
+    let reporterTook = false;
+    const beforeMulti = async () => {
+      const reporter = await acquireBatch(worker, 'report', { candidates: [bid] });
+      if (!reporter) return;
+      reporterTook = true;
+      await commitBatchTransition(worker, reporter, { type: 'batch.jobs-done' }, { release: false });
+    };
+    const racing: QueueContext = {
+      ...ctx,
+      zk: new Proxy(ctx.zk, {
+        get(target, key) {
+          if (key === 'multi') return async (ops: Op[]) => (await beforeMulti(), target.multi(ops));
+          const value: unknown = Reflect.get(target, key, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      }),
+    };
+    const requeued = await requeueJob(racing, jid);
+    // The requeue holds the batch lock until its commit: the reporter cannot take the batch and
+    // report it while the job runs again (its report would leave the job out); it reports the
+    // batch once the job is done.
+    expect(reporterTook).toBe(false);
+    expect(requeued.status).toBe('downloading');
+    expect((await loadBatch(ctx, bid)).status).toBe('processing');
+    expect(await ctx.zk.exists(`/batches/${bid}/lock`)).toBeUndefined();
   });
 
   it('a collection hold sends matching work to held; releasing the collection releases its held jobs only', async () => {
