@@ -15,6 +15,10 @@ import { sleep } from './abortable-sleep.js';
  * fails only the first attempt (`simulate_fail_once_at`): the step fails while the job's
  * `retry_count` is 0, and an operator's requeue increments `retry_count` (admin.requeue, see
  * requeueJob), so a requeued job then gets through. Nothing else changes `retry_count`.
+ *
+ * Only downloading, processing, recording and notify can fail a job this way: the job machine
+ * reads a failed estimate as size 0 and a failed provisioning check as "space short" (the job
+ * waits in provisioning), as the seeds say those steps do not fail.
  */
 export interface SimulationOptions {
   /** Time each step takes (default 0). */
