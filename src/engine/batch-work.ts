@@ -116,6 +116,12 @@ async function runStep(
   run: (signal: AbortSignal) => Promise<unknown>,
 ): Promise<BatchEvent | undefined> {
   const { batch } = acquired;
+  try {
+    await deps.beforeStep?.(acquired.lock);
+  } catch (err) {
+    await discard(deps, acquired, 'stalled', err);
+    return undefined;
+  }
   deps.ledger.record({
     kind: 'start',
     item: batch.batchId,

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
 import type { JobState } from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
+import type { HeldLock } from '../queue/locks.js';
 import type { QueueContext } from '../queue/context.js';
 import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
@@ -37,4 +38,6 @@ export interface EngineDeps {
    * acquired again (DESIGN.md invariant 1 holds: the multi still checks the lock).
    */
   handOver?(state: JobState, refName: string): HandOver | undefined;
+  /** Resolves when a step holding `lock` may start (see StallGuard); rejects with StepAbortedError when not. */
+  beforeStep?(lock: HeldLock): Promise<void>;
 }

@@ -12,6 +12,7 @@ import { expandBatch, reportBatch } from './batch-work.js';
 import { watchBatches } from './batch-watch.js';
 import { Consumer } from './consumer.js';
 import { releaseEventually } from './lock-release.js';
+import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { isWorkingState, runJobStep, takePendingJob } from './job-work.js';
 
@@ -51,6 +52,7 @@ export class Engine {
   private readonly accessConsumers = new Map<AccessQueue, Consumer<AcquiredAccess>>();
   private readonly subscriptions: Subscription[] = [];
   private holds: ReadonlySet<string> = new Set();
+  private stallGuard: StallGuard | undefined;
 
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
@@ -77,7 +79,9 @@ export class Engine {
       ...this.deps,
       heldCollections: () => this.holds,
       handOver: (state, refName) => this.handOver(state, refName),
+      beforeStep: (lock) => this.stallGuard?.beforeStep(lock) ?? Promise.resolve(),
     };
+    this.stallGuard = new StallGuard(zk);
     this.subscriptions.push(collectionHolds$(zk).subscribe((holds) => (this.holds = holds)));
     for (const state of this.served.jobStates) this.startJobConsumer(deps, state);
     for (const work of this.served.batchWork)
@@ -114,6 +118,7 @@ export class Engine {
   /** Stops acquiring, lets in-flight steps finish up to `graceMs`, aborts the rest (their locks are released). */
   async stop(graceMs = 10_000): Promise<void> {
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+    this.stallGuard?.stop();
     const all = [...this.consumers.values(), ...this.accessConsumers.values()];
     await Promise.all(all.map((c) => c.stop(graceMs)));
     this.deps.log.info('engine stopped');

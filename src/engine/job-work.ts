@@ -67,6 +67,13 @@ async function stepAndCommit(
   if (!isWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
   const step = stepOfState[job.status];
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
+  try {
+    await deps.beforeStep?.(acquired.lock);
+  } catch (err) {
+    await discard(deps, acquired, 'stalled', err);
+    markFailed(span, 'lock lost while stalled');
+    return undefined;
+  }
   deps.ledger.record({ kind: 'start', item: job.jobId, state: job.status, version: job.statusVersion });
   let writes: StepWrites = {};
   const { machine, input } = restoreJob(job);

@@ -1,0 +1,138 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBatch } from '../../../src/queue/batch-create.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import { EngineCluster } from '../../support/chaos/cluster.js';
+import { chaosProfile } from '../../support/chaos/profile.js';
+import { finishScenario } from '../../support/chaos/scenario.js';
+import { sessionEvents, startChaosEnsemble, type ChaosEnsemble } from '../../support/chaos/zk-ensemble.js';
+import type { EngineProcess } from '../../support/engine-process.js';
+import { sleep } from '../../support/private-server.js';
+
+const profile = chaosProfile();
+const SESSION_TIMEOUT_MS = 4000;
+
+describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and restarted while engines work', () => {
+  let zk: ChaosEnsemble;
+  let dir: string;
+  let cluster: EngineCluster | undefined;
+
+  beforeAll(async () => {
+    zk = await startChaosEnsemble('failover');
+    dir = mkdtempSync(join(tmpdir(), 'chaos-failover-'));
+  });
+  afterAll(async () => {
+    cluster?.killAll();
+    await zk?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'keeps working through the loss of the leader and of a follower: no job lost, no transition twice, doctor clean',
+    async () => {
+      const startedAt = Date.now();
+      const engines = profile.size(2, 3);
+      const jobs = profile.size(150, 600);
+      // Each round kills the leader, restarts it, then kills a follower and restarts it.
+      const rounds = profile.size(1, 3);
+      cluster = new EngineCluster(() => zk.connectString, join(dir, 'ledger.jsonl'), ['--step-delay', '80'], {
+        ZK_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
+      });
+      await cluster.start(engines);
+      const processes: EngineProcess[] = [...cluster.running];
+      const { bid } = await createBatch(zk.ctx, {
+        profile_name: 'p',
+        submitter: 'chaos',
+        payload_url: `sim:${jobs}`,
+        type: 'manifest',
+      });
+
+      // Progress is read from the ledger (a local file): the queue itself may be unreachable.
+      const jobCommits = (): number =>
+        cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
+      const allCommits = jobs * 7;
+      const waitForProgress = async (fraction: number): Promise<void> => {
+        const until = Date.now() + profile.size(60_000, 600_000);
+        while (jobCommits() < fraction * allCommits) {
+          if (Date.now() > until)
+            throw new Error(
+              `stuck at ${jobCommits()} of ${allCommits} job commits (waiting for ${fraction})`,
+            );
+          await sleep(100);
+        }
+      };
+      const counts = { engines, failovers: 0, follower_kills: 0, restarts: 0, election_ms_max: 0 };
+      const commitsAtKills: number[] = [];
+      const crash = async (index: number): Promise<void> => {
+        commitsAtKills.push(jobCommits());
+        await zk.ensemble.stopMember(index, true);
+        const killedAt = Date.now();
+        const leader = await zk.waitForLeader();
+        counts.election_ms_max = Math.max(counts.election_ms_max, Date.now() - killedAt);
+        expect(leader).not.toBe(index);
+        await sleep(profile.between(1000, 3000));
+        const before = jobCommits();
+        await zk.ensemble.startMember(index);
+        counts.restarts++;
+        // The killed member rejoins and work goes on.
+        await zk.waitForLeader();
+        await waitForProgress(Math.min(1, (before + 1) / allCommits));
+      };
+
+      const steps = rounds * 2;
+      for (let round = 0; round < rounds; round++) {
+        await waitForProgress((round * 2 + 1) / (steps + 2));
+        const leader = await zk.waitForLeader();
+        await crash(leader);
+        counts.failovers++;
+        await waitForProgress((round * 2 + 2) / (steps + 2));
+        const current = await zk.waitForLeader();
+        const followers = [0, 1, 2].filter((i) => i !== current);
+        await crash(profile.pick(followers));
+        counts.follower_kills++;
+      }
+      // Every kill happened mid-run.
+      expect(commitsAtKills.every((n) => n < allCommits)).toBe(true);
+
+      const batch = await waitForBatch(zk, bid, profile.size(90_000, 600_000));
+      expect(batch, 'the batch finished in time').toMatch(/^(completed|failed)$/);
+      const exits = await cluster.stopAll();
+      expect(exits).toEqual(processes.map(() => 0));
+      const sessions = processes.flatMap(sessionEvents);
+      await finishScenario({
+        scenario: 'failover',
+        profile,
+        ctx: zk.ctx,
+        batches: [{ bid, jobs }],
+        ledger: cluster.ledger(),
+        counts: {
+          ...counts,
+          // A client that lost its server and reconnected elsewhere with the same session.
+          client_reconnects: sessions.filter((e) => e.state === 'disconnected').length,
+          sessions_suspended: sessions.filter((e) => e.state === 'suspended').length,
+          sessions_lost: sessions.filter((e) => e.state === 'expired').length,
+        },
+        startedAt,
+      });
+      expect(counts.failovers).toBe(rounds);
+    },
+    profile.size(150_000, 900_000),
+  );
+});
+
+/** The batch's status once it is completed or failed; transient ZooKeeper errors are retried. */
+async function waitForBatch(zk: ChaosEnsemble, bid: string, ms: number): Promise<string> {
+  const until = Date.now() + ms;
+  let status = 'unknown';
+  while (Date.now() < until) {
+    status = await loadBatch(zk.ctx, bid).then(
+      (b) => b.status,
+      () => status,
+    );
+    if (status === 'completed' || status === 'failed') return status;
+    await sleep(200);
+  }
+  return status;
+}

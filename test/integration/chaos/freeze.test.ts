@@ -1,0 +1,319 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBatch } from '../../../src/queue/batch-create.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
+import type { QueueContext } from '../../../src/queue/context.js';
+import { loadJob } from '../../../src/queue/job-load.js';
+import { jobPath } from '../../../src/queue/paths.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { EngineCluster } from '../../support/chaos/cluster.js';
+import type { LedgerLine } from '../../support/chaos/ledger-check.js';
+import { chaosProfile } from '../../support/chaos/profile.js';
+import { finishScenario } from '../../support/chaos/scenario.js';
+import {
+  currentSession,
+  sessionEvents,
+  startChaosEnsemble,
+  type ChaosEnsemble,
+} from '../../support/chaos/zk-ensemble.js';
+import type { EngineProcess } from '../../support/engine-process.js';
+import { sleep } from '../../support/private-server.js';
+import { queueContext } from '../../support/queue-context.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+const profile = chaosProfile();
+const SESSION_TIMEOUT_MS = 4000;
+const env = { ZK_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS) };
+
+/** `item@version` of a ledger line: one step of one item. */
+const keyOf = (e: LedgerLine): string => `${e.item}@${e.version}`;
+
+/** Steps of job items `pid` started and has neither committed nor discarded. */
+function inFlightSteps(ledger: readonly LedgerLine[], pid: number): Map<string, string> {
+  const open = new Map<string, string>();
+  for (const e of ledger) {
+    if (e.pid !== pid || !e.item.startsWith('jid')) continue;
+    if (e.kind === 'start') open.set(keyOf(e), e.item);
+    else open.delete(keyOf(e));
+  }
+  return open;
+}
+
+async function waitUntil(what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await ok())) {
+    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
+    await sleep(100);
+  }
+}
+
+/** Index of the ensemble member serving an engine's current session. */
+async function memberOfEngine(zk: ChaosEnsemble, engine: EngineProcess): Promise<number | undefined> {
+  const session = currentSession(engine);
+  return session === undefined ? undefined : zk.memberOfSession(session);
+}
+
+/** The batch's status once completed or failed; a transient ZooKeeper error is read again. */
+async function waitForBatch(ctx: QueueContext, bid: string, ms: number): Promise<string> {
+  let status = 'unknown';
+  const finished = async (): Promise<boolean> => {
+    status = await loadBatch(ctx, bid).then(
+      (b) => b.status,
+      () => status,
+    );
+    return status === 'completed' || status === 'failed';
+  };
+  await waitUntil(`batch ${bid} finished`, ms, finished).catch(() => undefined);
+  return status;
+}
+
+describe('chaos 3a, freeze: an engine process frozen (SIGSTOP) past its session timeout while it holds locks', () => {
+  let ctx: QueueContext;
+  let dir: string;
+  let cluster: EngineCluster | undefined;
+
+  beforeAll(async () => {
+    ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    dir = mkdtempSync(join(tmpdir(), 'chaos-freeze-'));
+  });
+  afterAll(() => {
+    cluster?.killAll();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'commits none of its stale work once thawed; its jobs finish elsewhere; nothing lost or done twice',
+    async () => {
+      const startedAt = Date.now();
+      const jobs = profile.size(100, 500);
+      const freezes = profile.size(1, 4);
+      // Slow steps, so a frozen process is sure to be holding locks mid-step.
+      cluster = new EngineCluster(
+        () => chroot.connectString(),
+        join(dir, 'ledger.jsonl'),
+        ['--step-delay', '150'],
+        env,
+      );
+      await cluster.start(3);
+      const processes: EngineProcess[] = [...cluster.running];
+      const { bid } = await createBatch(ctx, {
+        profile_name: 'p',
+        submitter: 'chaos',
+        payload_url: `sim:${jobs}`,
+        type: 'manifest',
+      });
+      const counts = { engines: 3, freezes: 0, locks_held_frozen: 0, taken_over: 0, stale_discards: 0 };
+      const jobCommits = (): number =>
+        cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
+
+      let misses = 0;
+      for (let round = 0; round < freezes; round++) {
+        await waitUntil(
+          'progress',
+          60_000,
+          () => jobCommits() >= ((round + 1) / (freezes + 1)) * jobs * 7 * 0.8,
+        );
+        const victim = profile.pick(processes);
+        const sessionBefore = currentSession(victim);
+        victim.signal('SIGSTOP');
+        const frozenAt = Date.now();
+        // A commit sent just before the freeze may still land: let it, before looking.
+        await sleep(300);
+        // Frozen: its ledger no longer moves. What it had started and not ended, it holds the lock of.
+        const held = inFlightSteps(cluster.ledger(), victim.pid);
+        const locks = await Promise.all(
+          [...held.values()].map((jid) => ctx.zk.exists(`${jobPath(jid)}/lock`)),
+        );
+        const owners = new Set(locks.map((s) => s?.ephemeralOwner));
+        // A commit the server applied but the frozen process has not heard of yet is no stale work.
+        const versions = await Promise.all([...held.values()].map((jid) => loadJob(ctx, jid)));
+        const unmoved = [...held.keys()].every(
+          (key, i) => key === `${versions[i]!.jobId}@${versions[i]!.statusVersion}`,
+        );
+        if (held.size === 0 || owners.size !== 1 || owners.has(undefined) || !unmoved) {
+          // Caught between steps (or mid-commit): not the case this scenario is about; try again.
+          victim.signal('SIGCONT');
+          expect(++misses, 'froze an engine holding locks within 20 tries').toBeLessThan(20);
+          round--;
+          await sleep(profile.between(100, 500));
+          continue;
+        }
+        counts.freezes++;
+        counts.locks_held_frozen += held.size;
+        // Its session expires, its locks go, and other processes run and commit the same steps.
+        const notTakenOver = (): string[] => {
+          const committed = new Set(
+            cluster!
+              .ledger()
+              .filter((e) => e.kind === 'commit' && e.pid !== victim.pid)
+              .map(keyOf),
+          );
+          return [...held.keys()].filter((key) => !committed.has(key));
+        };
+        await waitUntil('frozen steps taken over', 30_000, () => notTakenOver().length === 0).catch(
+          async (err: unknown) => {
+            const left = await Promise.all(
+              notTakenOver().map(async (key) => {
+                const job = await loadJob(ctx, key.split('@')[0]!);
+                const lock = await ctx.zk.exists(`${jobPath(job.jobId)}/lock`);
+                return `${key}: now ${job.status}@${job.statusVersion}, lock ${lock?.ephemeralOwner ?? 'none'}`;
+              }),
+            );
+            throw new Error(`${(err as Error).message}; frozen ${[...owners].join()}: ${left.join('; ')}`);
+          },
+        );
+        counts.taken_over += held.size;
+        expect(Date.now() - frozenAt).toBeGreaterThanOrEqual(SESSION_TIMEOUT_MS - 1000);
+        victim.signal('SIGCONT');
+        // Thawed, it finishes its stale steps; every one ends discarded, none committed.
+        await waitUntil('stale steps discarded', 30_000, () => {
+          const ended = cluster!.ledger().filter((e) => e.pid === victim.pid && held.has(keyOf(e)));
+          return [...held.keys()].every((key) =>
+            ended.some((e) => keyOf(e) === key && (e.kind === 'discard' || e.kind === 'commit')),
+          );
+        });
+        const stale = cluster.ledger().filter((e) => e.pid === victim.pid && held.has(keyOf(e)));
+        expect(stale.filter((e) => e.kind === 'commit')).toEqual([]);
+        counts.stale_discards += stale.filter((e) => e.kind === 'discard').length;
+        // It goes on working with a new session.
+        await waitUntil('a new session', 30_000, () => {
+          const now = currentSession(victim);
+          return now !== undefined && now !== sessionBefore;
+        });
+      }
+
+      const status = await waitForBatch(ctx, bid, profile.size(60_000, 600_000));
+      expect(status, 'the batch finished in time').toMatch(/^(completed|failed)$/);
+      const exits = await cluster.stopAll();
+      expect(exits).toEqual([0, 0, 0]);
+      await finishScenario({
+        scenario: 'freeze-engine',
+        profile,
+        ctx,
+        batches: [{ bid, jobs }],
+        ledger: cluster.ledger(),
+        counts: {
+          ...counts,
+          sessions_lost: processes.flatMap(sessionEvents).filter((e) => e.state === 'expired').length,
+        },
+        startedAt,
+      });
+      expect(counts.freezes).toBe(freezes);
+      expect(counts.stale_discards).toBeGreaterThanOrEqual(counts.taken_over);
+    },
+    profile.size(90_000, 900_000),
+  );
+});
+
+describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to frozen (SIGSTOP) past the session timeout', () => {
+  let zk: ChaosEnsemble;
+  let dir: string;
+  let cluster: EngineCluster | undefined;
+
+  beforeAll(async () => {
+    zk = await startChaosEnsemble('freeze');
+    dir = mkdtempSync(join(tmpdir(), 'chaos-freeze-zk-'));
+  });
+  afterAll(async () => {
+    cluster?.killAll();
+    for (const member of zk?.ensemble.members ?? []) member.thaw();
+    await zk?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it(
+    'the watchdog moves engines to the other members; nothing lost, nothing done twice, doctor clean',
+    async () => {
+      const startedAt = Date.now();
+      const engines = profile.size(2, 3);
+      const jobs = profile.size(120, 500);
+      const freezes = profile.size(2, 4);
+      cluster = new EngineCluster(
+        () => zk.connectString,
+        join(dir, 'ledger.jsonl'),
+        ['--step-delay', '50'],
+        env,
+      );
+      await cluster.start(engines);
+      const processes: EngineProcess[] = [...cluster.running];
+      const { bid } = await createBatch(zk.ctx, {
+        profile_name: 'p',
+        submitter: 'chaos',
+        payload_url: `sim:${jobs}`,
+        type: 'manifest',
+      });
+      const counts = { engines, freezes: 0, leader_frozen: 0, engines_moved: 0, frozen_ms_max: 0 };
+      const jobCommits = (): number =>
+        cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
+
+      for (let round = 0; round < freezes; round++) {
+        await waitUntil('progress', 60_000, () => jobCommits() >= ((round + 1) / (freezes + 2)) * jobs * 7);
+        // Odd rounds freeze the member an engine is connected to, even ones the leader.
+        const leader = await zk.waitForLeader();
+        const member = round % 2 === 0 ? await memberOfEngine(zk, profile.pick(processes)) : leader;
+        if (member === undefined) throw new Error('no member serves the engine picked');
+        const frozen = zk.ensemble.members[member]!;
+        const onMember: EngineProcess[] = [];
+        for (const engine of processes)
+          if ((await memberOfEngine(zk, engine)) === member) onMember.push(engine);
+        frozen.freeze();
+        const frozenAt = Date.now();
+        counts.freezes++;
+        if (member === leader) counts.leader_frozen++;
+        // Past the session timeout, until every engine that was on it works through another member.
+        await sleep(SESSION_TIMEOUT_MS + 500);
+        await waitUntil(`engines moved off frozen member ${member}`, 45_000, async () => {
+          for (const engine of onMember) {
+            const now = currentSession(engine);
+            if (now === undefined || (await zk.memberOfSession(now, member)) === undefined) return false;
+          }
+          return true;
+        });
+        counts.engines_moved += onMember.length;
+        // The watchdog noticed the silence (a frozen server keeps its sockets open).
+        for (const engine of onMember) {
+          const noticed = sessionEvents(engine).filter(
+            (e) => e.time > frozenAt && (e.state === 'suspended' || e.state === 'expired'),
+          );
+          expect(noticed.length, `engine ${engine.pid} noticed the frozen member`).toBeGreaterThan(0);
+        }
+        const committedSince = (): number =>
+          cluster!.ledger().filter((e) => e.kind === 'commit' && e.t > frozenAt + SESSION_TIMEOUT_MS).length;
+        // Work goes on while the member is still frozen (unless there is none left).
+        await waitUntil(
+          'commits while the member is frozen',
+          30_000,
+          () => committedSince() > 0 || jobCommits() >= jobs * 7,
+        );
+        frozen.thaw();
+        counts.frozen_ms_max = Math.max(counts.frozen_ms_max, Date.now() - frozenAt);
+        await zk.waitForLeader();
+      }
+
+      const status = await waitForBatch(zk.ctx, bid, profile.size(60_000, 600_000));
+      expect(status, 'the batch finished in time').toMatch(/^(completed|failed)$/);
+      const exits = await cluster.stopAll();
+      expect(exits).toEqual(processes.map(() => 0));
+      const sessions = processes.flatMap(sessionEvents);
+      await finishScenario({
+        scenario: 'freeze-zookeeper',
+        profile,
+        ctx: zk.ctx,
+        batches: [{ bid, jobs }],
+        ledger: cluster.ledger(),
+        counts: {
+          ...counts,
+          sessions_suspended: sessions.filter((e) => e.state === 'suspended').length,
+          sessions_lost: sessions.filter((e) => e.state === 'expired').length,
+        },
+        startedAt,
+      });
+      expect(counts.freezes).toBe(freezes);
+    },
+    profile.size(120_000, 900_000),
+  );
+});

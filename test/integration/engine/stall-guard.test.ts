@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { StallGuard } from '../../../src/engine/stall-guard.js';
+import { StepAbortedError } from '../../../src/engine/step-runner.js';
+import { tryLock } from '../../../src/queue/locks.js';
+import { queueContext } from '../../support/queue-context.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+
+/** Blocks the event loop, as a frozen or descheduled process would experience it. */
+function stall(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+describe('the stall guard before a step starts', () => {
+  it('asks nothing while the loop turns, and checks the lock afresh after a stall', async () => {
+    let requests = 0;
+    const zk = await chroot.connect();
+    zk.observeRequests(() => requests++);
+    const ctx = queueContext(zk);
+    await zk.create('/item');
+    const attempt = await tryLock(ctx, '/item');
+    if (!attempt.held) throw new Error('lock not taken');
+    const guard = new StallGuard(zk);
+    try {
+      await new Promise((r) => setTimeout(r, 250));
+      const before = requests;
+      await guard.beforeStep(attempt.lock);
+      expect(requests).toBe(before); // no stall, no request
+
+      stall(1200);
+      await guard.beforeStep(attempt.lock); // still ours: the step may start
+      expect(requests).toBe(before + 1);
+
+      await zk.delete(attempt.lock.path); // gone, as when the session expired meanwhile
+      stall(1200);
+      await expect(guard.beforeStep(attempt.lock)).rejects.toBeInstanceOf(StepAbortedError);
+    } finally {
+      guard.stop();
+    }
+  });
+});
