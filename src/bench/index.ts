@@ -82,7 +82,8 @@ async function chrootQueue(
   name: string,
 ): Promise<{ connectString: string; zk: ZkClient; queue: QueueContext }> {
   const connectString = `${server}/${name}`;
-  const zk = await connectZk({ connectString });
+  // A long session: a server writing a snapshot of a big tree may pause for seconds.
+  const zk = await connectZk({ connectString, sessionTimeoutMs: 30_000 });
   await ensureQueueTree(zk);
   return { connectString, zk, queue: { zk, log: pino({ level: 'silent' }), now: () => new Date() } };
 }
@@ -105,16 +106,27 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     baseline: quick ? 100 : 1000,
   };
   const work = mkdtempSync(join(tmpdir(), 'mrtq-bench-'));
-  const server = await provideZooKeeper({ dir: join(work, 'zookeeper'), config });
   const sessions: ZkClient[] = [];
-  const chroot = async (name: string) => {
-    const made = await chrootQueue(server.connectString, name);
+  const servers: { stop(): Promise<void> }[] = [];
+  /**
+   * A fresh ZooKeeper for a group of measurements: ZooKeeper keeps its whole tree in memory, so
+   * one server for every measurement would hold over a million nodes by the end and measure its
+   * own garbage collection. The ceiling and the engine share one (their ratio is the point).
+   */
+  const freshServer = async (name: string): Promise<string> => {
+    const server = await provideZooKeeper({ dir: join(work, name), config });
+    servers.push(server);
+    say(`ZooKeeper for ${name}: ${server.connectString} (${server.source})`);
+    return server.connectString;
+  };
+  const chroot = async (server: string, name: string) => {
+    const made = await chrootQueue(server, name);
     sessions.push(made.zk);
     return made;
   };
   try {
-    say(`ZooKeeper: ${server.connectString} (${server.source})`);
-    const { zk: raw } = await chroot('ceiling');
+    const main = await freshServer('ceiling-and-engine');
+    const { zk: raw } = await chroot(main, 'ceiling');
     const multi1 = median(
       await repeat(times, (run) =>
         multiCeiling(raw, { inFlight: 1, durationMs: sizes.ceilingMs, root: `/m1-${run}` }),
@@ -135,7 +147,7 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     );
 
     const runs = await repeat(times, async (run) => {
-      const { connectString, queue } = await chroot(`engine-${run}`);
+      const { connectString, queue } = await chroot(main, `engine-${run}`);
       const result = await engineThroughput(connectString, queue, jobs);
       say(
         `engine run ${run + 1}: ${round(result.jobsPerS)} jobs/s, ${round(result.zkRequestsPerJob)} requests/job`,
@@ -145,31 +157,14 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     const pick = (key: keyof (typeof runs)[number]) => median(runs.map((r) => r[key]));
 
     const latency = await (async () => {
-      const { connectString, queue } = await chroot('latency');
+      const { connectString, queue } = await chroot(main, 'latency');
       return completionLatency(connectString, queue, sizes.latencyBatches);
     })();
     say(`completion latency: p50 ${round(latency.p50Ms)} ms, p99 ${round(latency.p99Ms)} ms`);
 
-    const expansion = median(
-      await repeat(times, async (run) => {
-        const { connectString, queue } = await chroot(`expansion-${run}`);
-        return expansionRate(connectString, queue, sizes.expansion);
-      }),
-    );
-    say(`expansion: ${round(expansion)} jobs/s`);
-
-    const scale = await (async () => {
-      const { connectString, queue } = await chroot('scale');
-      await seedPendingJobs(queue, sizes.pending);
-      return engineAtScale(connectString, join(work, 'scale-ledger.jsonl'), sizes.pending);
-    })();
-    say(
-      `scale: ${scale.pendingJobs} pending, ${round(scale.rssMbPeak)} MB, first acquire ${round(scale.firstAcquireMs)} ms`,
-    );
-
     const baseline = median(
       await repeat(times, async (run) => {
-        const { zk } = await chroot(`baseline-${run}`);
+        const { zk } = await chroot(main, `baseline-${run}`);
         const result = await baselineRate(zk, {
           root: '/baseline',
           jobs: sizes.baseline,
@@ -181,11 +176,30 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     );
     say(`baseline (documented recipe): ${round(baseline)} jobs/s`);
 
+    const expansion = median(
+      await repeat(times, async (run) => {
+        const server = await freshServer(`expansion-${run}`);
+        const { connectString, queue } = await chroot(server, 'expansion');
+        return expansionRate(connectString, queue, sizes.expansion);
+      }),
+    );
+    say(`expansion: ${round(expansion)} jobs/s`);
+
+    const scale = await (async () => {
+      const server = await freshServer('scale');
+      const { connectString, queue } = await chroot(server, 'scale');
+      await seedPendingJobs(queue, sizes.pending);
+      return engineAtScale(connectString, join(work, 'scale-ledger.jsonl'), sizes.pending);
+    })();
+    say(
+      `scale: ${scale.pendingJobs} pending, ${round(scale.rssMbPeak)} MB, first acquire ${round(scale.firstAcquireMs)} ms`,
+    );
+
     const partial: Omit<BenchResult, 'targets'> = {
       date: new Date().toISOString(),
       profile: quick ? 'quick' : 'full',
       repeat: times,
-      machine: await describeMachine(server.connectString),
+      machine: await describeMachine(main),
       ceiling_multi_1_tx_per_s: round(multi1),
       ceiling_multi_64_tx_per_s: round(multi64),
       ceiling_create_64_per_s: round(create64),
@@ -219,7 +233,7 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     return result;
   } finally {
     await Promise.allSettled(sessions.map((zk) => zk.close()));
-    await server.stop();
+    await Promise.allSettled(servers.map((server) => server.stop()));
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createBatch } from '../queue/batch-create.js';
 import type { QueueContext } from '../queue/context.js';
 import { createJobs, type JobSpec } from '../queue/job-create.js';
+import { isZkError } from '../zk/index.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
 
@@ -17,7 +18,11 @@ export function rssMb(pid: number): number {
   }
 }
 
-/** Creates `count` pending jobs in one processing batch, in chunked multis (not measured). */
+/**
+ * Creates `count` pending jobs in one processing batch, in chunked multis (not measured). A
+ * server busy writing a snapshot of a big tree may leave a multi's outcome unknown: creating
+ * again is safe (positions that have a job are skipped), so each part is retried.
+ */
 export async function seedPendingJobs(queue: QueueContext, count: number): Promise<string> {
   const { bid } = await createBatch(queue, {
     profile_name: 'bench',
@@ -37,7 +42,15 @@ export async function seedPendingJobs(queue: QueueContext, count: number): Promi
           payload_type: 'file',
         },
       });
-    await createJobs(queue, bid, specs);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await createJobs(queue, bid, specs);
+        break;
+      } catch (err) {
+        if (attempt >= 5 || !isZkError(err) || !err.retryable) throw err;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   }
   return bid;
 }

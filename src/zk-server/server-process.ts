@@ -18,6 +18,11 @@ export interface ServerProcessOptions {
   myid?: number;
   /** Keep running after this process exits (`mrtq zk up`). */
   detached?: boolean;
+  /**
+   * Java heap of the server (default 1024 MB): ZooKeeper keeps the whole tree in memory, and a
+   * queue of 100,000 jobs is about 800,000 nodes. A server out of heap exits without a word.
+   */
+  heapMb?: number;
   /** How long to wait for `ruok` → `imok`. */
   readyTimeoutMs?: number;
   distribution?: ZooKeeperDistribution;
@@ -79,7 +84,13 @@ export class ServerProcess {
     try {
       this.child = spawn(
         this.distribution.java,
-        ['-Xmx256m', '-cp', this.distribution.classPath, mainClass, this.configFile],
+        [
+          `-Xmx${this.options.heapMb ?? 1024}m`,
+          '-cp',
+          this.distribution.classPath,
+          mainClass,
+          this.configFile,
+        ],
         { stdio: ['ignore', out, out], detached: this.options.detached ?? false },
       );
     } finally {
