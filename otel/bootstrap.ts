@@ -4,6 +4,7 @@
  * The OTEL_* variables are read from the environment only (not from a config file).
  */
 import { pino } from 'pino';
+import { LOG_LEVELS } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { onTelemetryShutdown } from '../src/telemetry/lifecycle.js';
 import { startTracing, tracingSettings, type TracingSettings } from './tracing.js';
@@ -19,7 +20,7 @@ try {
 const level = process.env.LOG_LEVEL?.trim().toLowerCase() ?? '';
 // Synchronous: its last line may be written just before the process exits.
 const log = createLogger({
-  level: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(level) ? level : 'info',
+  level: LOG_LEVELS.includes(level) ? level : 'info',
   pretty: process.env.LOG_PRETTY === 'true',
   destination: process.env.LOG_PRETTY === 'true' ? undefined : pino.destination({ fd: 1, sync: true }),
 });

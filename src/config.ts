@@ -39,7 +39,8 @@ function positiveInt(name: string, raw: string | undefined, fallback: number): n
   return value;
 }
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+/** pino's levels, and `silent`. */
+export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 function logLevel(raw: string | undefined): string {
   const level = (raw ?? 'info').trim().toLowerCase() || 'info';

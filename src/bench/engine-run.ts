@@ -8,8 +8,8 @@ import { ensureQueueTree } from '../queue/tree-init.js';
 import { createSimulatedSteps } from '../steps/simulated.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
 
-/** A ledger line with the time it was written (ms, performance.now()). */
-export type TimedEntry = LedgerEntry & { at: number };
+/** A ledger line with the time it was written (ms, performance.now()) and the session's requests so far. */
+export type TimedEntry = LedgerEntry & { at: number; requests: number };
 
 /** An engine in this process over its own ZooKeeper session, with no-op (simulated) steps. */
 export interface BenchEngine {
@@ -32,7 +32,9 @@ export async function startBenchEngine(
   const queue: QueueContext = { zk, log, now: () => new Date() };
   await ensureQueueTree(zk);
   const entries: TimedEntry[] = [];
-  const ledger: Ledger = { record: (entry) => entries.push({ ...entry, at: performance.now() }) };
+  const ledger: Ledger = {
+    record: (entry) => entries.push({ ...entry, at: performance.now(), requests }),
+  };
   const engine = new Engine(
     { queue, ...createSimulatedSteps(), ledger, log },
     { sweepIntervalMs: 0, ...options },

@@ -3,13 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
 import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';
-import { sessionEvents, startChaosEnsemble, type ChaosEnsemble } from '../../support/chaos/zk-ensemble.js';
+import {
+  sessionCounts,
+  sessionEvents,
+  startChaosEnsemble,
+  type ChaosEnsemble,
+} from '../../support/chaos/zk-ensemble.js';
 import type { EngineProcess } from '../../support/engine-process.js';
 import { sleep } from '../../support/private-server.js';
+import { waitTerminal } from '../../support/chaos/stuck.js';
 
 const profile = chaosProfile();
 const SESSION_TIMEOUT_MS = 4000;
@@ -96,8 +101,7 @@ describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and res
       // Every kill happened mid-run.
       expect(commitsAtKills.every((n) => n < allCommits)).toBe(true);
 
-      const batch = await waitForBatch(zk, bid, profile.size(90_000, 600_000));
-      expect(batch, 'the batch finished in time').toMatch(/^(completed|failed)$/);
+      await waitTerminal(zk.ctx, [bid], profile, profile.size(90_000, 600_000));
       const exits = await cluster.stopAll();
       expect(exits).toEqual(processes.map(() => 0));
       const sessions = processes.flatMap(sessionEvents);
@@ -109,10 +113,7 @@ describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and res
         ledger: cluster.ledger(),
         counts: {
           ...counts,
-          // A client that lost its server and reconnected elsewhere with the same session.
-          client_reconnects: sessions.filter((e) => e.state === 'disconnected').length,
-          sessions_suspended: sessions.filter((e) => e.state === 'suspended').length,
-          sessions_lost: sessions.filter((e) => e.state === 'expired').length,
+          ...sessionCounts(sessions),
         },
         startedAt,
       });
@@ -121,18 +122,3 @@ describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and res
     profile.size(150_000, 900_000),
   );
 });
-
-/** The batch's status once it is completed or failed; transient ZooKeeper errors are retried. */
-async function waitForBatch(zk: ChaosEnsemble, bid: string, ms: number): Promise<string> {
-  const until = Date.now() + ms;
-  let status = 'unknown';
-  while (Date.now() < until) {
-    status = await loadBatch(zk.ctx, bid).then(
-      (b) => b.status,
-      () => status,
-    );
-    if (status === 'completed' || status === 'failed') return status;
-    await sleep(200);
-  }
-  return status;
-}

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { loadJob } from '../../../src/queue/job-load.js';
 import { jobPath } from '../../../src/queue/paths.js';
@@ -14,6 +13,7 @@ import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';
 import {
   currentSession,
+  sessionCounts,
   sessionEvents,
   startChaosEnsemble,
   type ChaosEnsemble,
@@ -21,6 +21,7 @@ import {
 import type { EngineProcess } from '../../support/engine-process.js';
 import { sleep } from '../../support/private-server.js';
 import { queueContext } from '../../support/queue-context.js';
+import { waitTerminal } from '../../support/chaos/stuck.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -54,20 +55,6 @@ async function waitUntil(what: string, ms: number, ok: () => boolean | Promise<b
 async function memberOfEngine(zk: ChaosEnsemble, engine: EngineProcess): Promise<number | undefined> {
   const session = currentSession(engine);
   return session === undefined ? undefined : zk.memberOfSession(session);
-}
-
-/** The batch's status once completed or failed; a transient ZooKeeper error is read again. */
-async function waitForBatch(ctx: QueueContext, bid: string, ms: number): Promise<string> {
-  let status = 'unknown';
-  const finished = async (): Promise<boolean> => {
-    status = await loadBatch(ctx, bid).then(
-      (b) => b.status,
-      () => status,
-    );
-    return status === 'completed' || status === 'failed';
-  };
-  await waitUntil(`batch ${bid} finished`, ms, finished).catch(() => undefined);
-  return status;
 }
 
 describe('chaos 3a, freeze: an engine process frozen (SIGSTOP) past its session timeout while it holds locks', () => {
@@ -186,8 +173,7 @@ describe('chaos 3a, freeze: an engine process frozen (SIGSTOP) past its session 
         });
       }
 
-      const status = await waitForBatch(ctx, bid, profile.size(60_000, 600_000));
-      expect(status, 'the batch finished in time').toMatch(/^(completed|failed)$/);
+      await waitTerminal(ctx, [bid], profile, profile.size(60_000, 600_000));
       const exits = await cluster.stopAll();
       expect(exits).toEqual([0, 0, 0]);
       await finishScenario({
@@ -294,8 +280,7 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
         await zk.waitForLeader();
       }
 
-      const status = await waitForBatch(zk.ctx, bid, profile.size(60_000, 600_000));
-      expect(status, 'the batch finished in time').toMatch(/^(completed|failed)$/);
+      await waitTerminal(zk.ctx, [bid], profile, profile.size(60_000, 600_000));
       const exits = await cluster.stopAll();
       expect(exits).toEqual(processes.map(() => 0));
       const sessions = processes.flatMap(sessionEvents);
@@ -307,8 +292,7 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
         ledger: cluster.ledger(),
         counts: {
           ...counts,
-          sessions_suspended: sessions.filter((e) => e.state === 'suspended').length,
-          sessions_lost: sessions.filter((e) => e.state === 'expired').length,
+          ...sessionCounts(sessions),
         },
         startedAt,
       });

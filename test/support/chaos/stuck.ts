@@ -34,7 +34,16 @@ export async function waitTerminal(
 ): Promise<void> {
   try {
     await eventually(
-      () => Promise.all(bids.map(async (bid) => (await loadBatch(ctx, bid)).status)),
+      // A read that fails (a ZooKeeper member being killed) is read again on the next round.
+      () =>
+        Promise.all(
+          bids.map((bid) =>
+            loadBatch(ctx, bid).then(
+              (batch) => batch.status,
+              () => 'unreadable',
+            ),
+          ),
+        ),
       (statuses) => statuses.every((s) => TERMINAL.has(s)),
       ms,
       200,

@@ -88,6 +88,17 @@ export function sessionEvents(engine: EngineProcess): SessionLogEvent[] {
   );
 }
 
+/** Summary figures of engines' session events: reconnects (same session), suspensions, sessions lost. */
+export function sessionCounts(events: readonly SessionLogEvent[]): Record<string, number> {
+  const count = (state: string) => events.filter((e) => e.state === state).length;
+  return {
+    // A client that lost its server and reconnected elsewhere with the same session.
+    client_reconnects: count('disconnected'),
+    sessions_suspended: count('suspended'),
+    sessions_lost: count('expired'),
+  };
+}
+
 /** The session an engine process is connected with now (its last `connected` event). */
 export function currentSession(engine: EngineProcess): string | undefined {
   return sessionEvents(engine)
