@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { BatchWork } from './queue/batch-acquire.js';
 import { registerEngine } from './queue/engines.js';
@@ -65,7 +66,9 @@ async function resolveConnectString(config: Config, options: ServiceOptions, log
 
 /** The composition root: wires ZooKeeper, the store, the steps and the engine. */
 export async function startService(config: Config, options: ServiceOptions, log: Logger): Promise<Service> {
-  log.info({ pid: process.pid }, 'service starting');
+  // The heap budget it was started with (SERVE_NODE_FLAGS), or V8's default from the machine's memory.
+  const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
+  log.info({ pid: process.pid, heapLimitMb }, 'service starting');
   const connectString = await resolveConnectString(config, options, log);
   const inspector =
     options.inspectPort !== undefined ? await startInspector({ port: options.inspectPort }) : undefined;

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { SERVE_NODE_FLAGS } from '../serve-flags.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBatch } from '../queue/batch-create.js';
@@ -83,6 +84,7 @@ export async function engineAtScale(
   const child = spawn(
     process.execPath,
     [
+      ...SERVE_NODE_FLAGS,
       BIN,
       'serve',
       '--zk',

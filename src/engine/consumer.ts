@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
+import type { LockedElsewhere } from './locked-elsewhere.js';
 
 /** How a consumer finds and does one kind of work. */
 export interface ConsumerSpec<A> {
@@ -23,8 +24,14 @@ export interface ConsumerSpec<A> {
   candidateId?(candidate: string): string;
   /** Items this process already works on in another consumer: skipped without a request. */
   busyElsewhere?(id: string): boolean;
-  /** Arms a one-shot watch that calls `poke` when the lock of `id` goes away. */
-  watchLock(id: string, poke: () => void): void;
+  /**
+   * The rank of a candidate in acquisition order that a handed-over item may not jump (default:
+   * the candidate itself). Jobs rank by priority alone: a job this process already holds goes on
+   * before waiting jobs of the same priority, never before a waiting job of a better one.
+   */
+  rankOf?(candidate: string): string;
+  /** Items locked by another session (watched; shared between consumers of the same items). */
+  locks: LockedElsewhere;
   log: Logger;
 }
 
@@ -43,7 +50,6 @@ export class Consumer<A> {
   private readonly moved = new Set<string>();
   /** Slots promised to items handed over from another consumer of this process. */
   private reserved = 0;
-  private readonly watchedLocks = new Set<string>();
   private paused = false;
   private stopped = false;
   private pumping = false;
@@ -84,13 +90,13 @@ export class Consumer<A> {
 
   /**
    * Promises a slot to an item this process will hand over (it holds the lock already), when
-   * there is one free and no waiting candidate comes before `candidate` in acquisition order
-   * (priority, then id): a handed-over item never jumps the queue. Follow with adopt or unreserve.
+   * there is one free and no waiting candidate ranks before `candidate` (see `rankOf`): a
+   * handed-over item never jumps a better-ranked one. Follow with adopt or unreserve.
    */
   reserve(candidate: string): boolean {
     if (this.stopped || this.paused || this.inFlight.size + this.reserved >= this.spec.limit) return false;
     const first = this.candidates.find((c) => !this.skips(this.idOf(c)));
-    if (first !== undefined && first < candidate) return false;
+    if (first !== undefined && this.rankOf(first) < this.rankOf(candidate)) return false;
     this.reserved++;
     this.updateDemand();
     return true;
@@ -113,6 +119,10 @@ export class Consumer<A> {
     this.poke();
   }
 
+  private rankOf(candidate: string): string {
+    return this.spec.rankOf?.(candidate) ?? candidate;
+  }
+
   private idOf(candidate: string): string {
     return this.spec.candidateId?.(candidate) ?? candidate;
   }
@@ -122,9 +132,12 @@ export class Consumer<A> {
       this.inFlight.has(id) ||
       this.deferred.has(id) ||
       this.moved.has(id) ||
+      this.spec.locks.has(id) ||
       (this.spec.busyElsewhere?.(id) ?? false)
     );
   }
+
+  private readonly pokeFn = (): void => this.poke();
 
   /** Look again at the current candidates. */
   poke(): void {
@@ -191,20 +204,11 @@ export class Consumer<A> {
       const item = await this.spec.acquire(
         this.candidates,
         (id) => this.skips(id),
-        (id) => this.watch(id),
+        (id) => this.spec.locks.add(id, this.pokeFn),
       );
       if (!item) return;
       this.start(item);
     }
-  }
-
-  private watch(id: string): void {
-    if (this.watchedLocks.has(id)) return;
-    this.watchedLocks.add(id);
-    this.spec.watchLock(id, () => {
-      this.watchedLocks.delete(id);
-      this.poke();
-    });
   }
 
   private start(item: A): void {

@@ -11,6 +11,7 @@ import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/
 import { expandBatch, reportBatch } from './batch-work.js';
 import { watchBatches } from './batch-watch.js';
 import { Consumer } from './consumer.js';
+import { LockedElsewhere } from './locked-elsewhere.js';
 import { releaseEventually } from './lock-release.js';
 import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
@@ -53,6 +54,10 @@ export class Engine {
   private readonly subscriptions: Subscription[] = [];
   private holds: ReadonlySet<string> = new Set();
   private stallGuard: StallGuard | undefined;
+  private sessionId: string | undefined;
+  private readonly lockSets: LockedElsewhere[] = [];
+  /** Jobs locked elsewhere, shared by every job consumer: a job keeps its lock from state to state. */
+  private readonly jobLocks = this.lockedElsewhere((jid) => `${jobPath(jid)}/lock`);
 
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
@@ -101,9 +106,12 @@ export class Engine {
       zk.session$.subscribe((event) => {
         if (event.state === 'suspended' || event.state === 'expired') {
           this.deps.log.warn({ state: event.state }, 'session may be lost: aborting in-flight steps');
-          for (const consumer of [...this.consumers.values(), ...this.accessConsumers.values()]) {
-            consumer.abortAll(`session ${event.state}`);
-          }
+          for (const consumer of this.allConsumers()) consumer.abortAll(`session ${event.state}`);
+        }
+        // A new session: the lock watches of the old one will never fire.
+        if (event.state === 'connected' && event.sessionId !== this.sessionId) {
+          if (this.sessionId !== undefined) this.forgetLocks();
+          this.sessionId = event.sessionId;
         }
       }),
     );
@@ -119,8 +127,7 @@ export class Engine {
   async stop(graceMs = 10_000): Promise<void> {
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.stallGuard?.stop();
-    const all = [...this.consumers.values(), ...this.accessConsumers.values()];
-    await Promise.all(all.map((c) => c.stop(graceMs)));
+    await Promise.all(this.allConsumers().map((c) => c.stop(graceMs)));
     this.deps.log.info('engine stopped');
   }
 
@@ -142,6 +149,7 @@ export class Engine {
         }),
       idOf: (acquired) => acquired.job.jobId,
       candidateId: (name) => parseRefName(name)?.jid ?? name,
+      rankOf: (name) => name.slice(0, name.indexOf('-') + 1),
       busyElsewhere: (jid) => this.jobInHand(jid),
       work: async (acquired, signal) => {
         if (!isWorkingState(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
@@ -151,7 +159,7 @@ export class Engine {
         if (to === state) return 'defer';
         return to === undefined ? undefined : 'moved';
       },
-      watchLock: (jid, poke) => this.watchLock(`${jobPath(jid)}/lock`, poke),
+      locks: this.jobLocks,
     });
     this.consumers.set(state, consumer);
     this.subscriptions.push(
@@ -170,7 +178,7 @@ export class Engine {
         ),
       idOf: (acquired) => acquired.request.accessId,
       work: (acquired, signal) => runAccessRequest(deps, steps, acquired, signal),
-      watchLock: (qid, poke) => this.watchLock(`${ACCESS}/${queue}/${qid}/lock`, poke),
+      locks: this.lockedElsewhere((qid) => `${ACCESS}/${queue}/${qid}/lock`),
     });
     this.accessConsumers.set(queue, consumer);
     const lockName = queue === 'small' ? 'accessSmall' : 'accessLarge';
@@ -198,7 +206,7 @@ export class Engine {
       idOf: (acquired) => acquired.batch.batchId,
       work: (acquired, signal) =>
         work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal),
-      watchLock: (bid, poke) => this.watchLock(`${batchPath(bid)}/lock`, poke),
+      locks: this.lockedElsewhere((bid) => `${batchPath(bid)}/lock`),
     });
   }
 
@@ -257,6 +265,21 @@ export class Engine {
         this.deps.log.warn({ state, err }, 'sweep could not read a folder');
       }
     }
-    for (const consumer of this.consumers.values()) consumer.poke();
+    this.forgetLocks();
+  }
+
+  /** Items locked elsewhere, watched through their lock at `lockPath(id)`. */
+  private lockedElsewhere(lockPath: (id: string) => string): LockedElsewhere {
+    const locks = new LockedElsewhere((id, gone) => this.watchLock(lockPath(id), gone));
+    this.lockSets.push(locks);
+    return locks;
+  }
+
+  private forgetLocks(): void {
+    for (const locks of this.lockSets) locks.forget();
+  }
+
+  private allConsumers(): (Consumer<AcquiredJob> | Consumer<AcquiredBatch> | Consumer<AcquiredAccess>)[] {
+    return [...this.consumers.values(), ...this.accessConsumers.values()];
   }
 }

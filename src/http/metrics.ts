@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { batchStates, jobStates } from '../../machines/index.js';
 import type { QueueContext } from '../queue/context.js';
 import { createLimit } from '../queue/doctor-reader.js';
@@ -103,10 +104,27 @@ async function holdGauges(queue: QueueContext): Promise<MetricFamily[]> {
   ];
 }
 
+/** This process's memory, named as Prometheus client libraries name it. */
+function memoryGauges(): MetricFamily[] {
+  const memory = process.memoryUsage();
+  return [
+    gauge('process_resident_memory_bytes', 'Resident memory of this process.', [{ value: memory.rss }]),
+    gauge('nodejs_heap_size_total_bytes', 'V8 heap reserved by this process.', [{ value: memory.heapTotal }]),
+    gauge('nodejs_heap_size_used_bytes', 'V8 heap in use by this process.', [{ value: memory.heapUsed }]),
+    gauge('nodejs_heap_size_limit_bytes', 'The V8 heap limit this process was started with.', [
+      { value: getHeapStatistics().heap_size_limit },
+    ]),
+    gauge('nodejs_external_memory_bytes', 'Memory of this process outside the V8 heap (buffers).', [
+      { value: memory.external },
+    ]),
+  ];
+}
+
 function processGauges(source: MetricsSource): MetricFamily[] {
   const current = source.sessionState();
   const running = Object.entries(source.engine?.running() ?? {});
   return [
+    ...memoryGauges(),
     gauge(
       'mrtq_zk_session_state',
       "This process's ZooKeeper session state (1 for the current state).",

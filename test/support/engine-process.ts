@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerEntry } from '../../src/engine/ledger.js';
+import { SERVE_NODE_FLAGS } from '../../src/serve-flags.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
 
@@ -23,7 +24,8 @@ export async function startEngineProcess(
   const steps = args.includes('--steps') ? [] : ['--steps', 'simulated'];
   // Many engines share this machine: each takes a free HTTP port.
   if (!args.includes('--http-port') && !args.includes('--no-http')) steps.push('--http-port', '0');
-  const proc = spawn(process.execPath, [BIN, 'serve', '--zk', connectString, ...steps, ...args], {
+  const argv = [...SERVE_NODE_FLAGS, BIN, 'serve', '--zk', connectString, ...steps, ...args];
+  const proc = spawn(process.execPath, argv, {
     env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

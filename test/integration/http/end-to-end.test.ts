@@ -233,6 +233,11 @@ describe('the API end to end: a real listening server and a real engine (simulat
     }
     expect(statuses.filter((s) => s === 'completed').length).toBeGreaterThanOrEqual(4);
     expect(metrics.value('mrtq_zk_session_state', { state: 'connected' })).toBe(1);
+    // This process's memory, as the issue's memory bound is checked in production.
+    const heapUsed = metrics.value('nodejs_heap_size_used_bytes')!;
+    expect(heapUsed).toBeGreaterThan(0);
+    expect(metrics.value('process_resident_memory_bytes')).toBeGreaterThan(heapUsed);
+    expect(metrics.value('nodejs_heap_size_limit_bytes')).toBeGreaterThan(heapUsed);
     expect(metrics.type.get('mrtq_engine_in_flight')).toBe('gauge');
     expect(metrics.value('mrtq_engine_in_flight', { consumer: 'pending' })).toBe(0);
     expect(metrics.value('mrtq_batches_submitted_total', { created: 'true' })).toBe(submittedByApi);

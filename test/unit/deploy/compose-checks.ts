@@ -26,12 +26,13 @@ const OTEL_SETTINGS = [
   'OTEL_BSP_SCHEDULE_DELAY',
   'OTEL_SDK_DISABLED',
 ];
-/** What the engine reads from its environment: its settings, the OTel SDK's, and the logger's. */
+/** What the engine reads from its environment: its settings, the OTel SDK's, the logger's and Node's. */
 export const ENGINE_ENV_NAMES: readonly string[] = [
   ...SETTING_NAMES,
   ...OTEL_SETTINGS,
   'LOG_PRETTY',
   'NODE_ENV',
+  'NODE_OPTIONS',
 ];
 
 const PINNED_TAG = /^\d+\.\d+\.\d+$/;

@@ -31,6 +31,7 @@ import {
   imageEnv,
 } from './dockerfile-checks.js';
 import { isIgnored, parseDockerignore } from './dockerignore.js';
+import { SERVE_NODE_FLAGS } from '../../../src/serve-flags.js';
 
 // Static checks only: the build machines have no Docker engine, so the image is never built here.
 const instructions = parseDockerfile(dockerfileText);
@@ -39,6 +40,7 @@ const engine = compose.services[SERVICE.engine];
 const packageJson = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as {
   engines: { node: string };
   dependencies: Record<string, string>;
+  scripts: Record<string, string>;
 };
 const enginesNode = packageJson.engines.node;
 const dependencies = Object.keys(packageJson.dependencies);
@@ -94,6 +96,13 @@ describe('Dockerfile', () => {
     expect(checkEntrypoint(stage)).toEqual([]);
     const override = [...(engine?.entrypoint ?? []), ...(engine?.command ?? [])];
     if (override.length > 0) expect(checkEntrypoint(stage, override)).toEqual([]);
+  });
+
+  it('runs the engine with the heap budget npm start and the tests use (SERVE_NODE_FLAGS)', () => {
+    expect(containerEnv.NODE_OPTIONS?.split(/\s+/)).toEqual([...SERVE_NODE_FLAGS]);
+    const start = (packageJson.scripts.start ?? '').split(/\s+/);
+    expect(start.slice(0, 1 + SERVE_NODE_FLAGS.length)).toEqual(['node', ...SERVE_NODE_FLAGS]);
+    expect(start.slice(1 + SERVE_NODE_FLAGS.length)).toEqual(['bin/mrtq.js', 'serve']);
   });
 
   it('exposes the port the API listens on and compose publishes', () => {

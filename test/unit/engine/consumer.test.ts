@@ -1,27 +1,45 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Consumer } from '../../../src/engine/consumer.js';
+import { LockedElsewhere } from '../../../src/engine/locked-elsewhere.js';
 
-/** A consumer over plain ids whose work waits until the test lets each item finish. */
-function consumerOf(limit: number, outcome: 'moved' | 'defer' | undefined = 'moved') {
+/**
+ * A consumer over plain ids whose work waits until the test lets each item finish. Ids in
+ * `lockedBy` are locked by another session: acquire reports them and goes on.
+ */
+function consumerOf(
+  limit: number,
+  outcome: 'moved' | 'defer' | undefined = 'moved',
+  options: { locks?: LockedElsewhere; lockedBy?: Set<string>; rankOf?: (c: string) => string } = {},
+) {
   const acquired: string[] = [];
+  const tried: string[] = [];
   const finish = new Map<string, () => void>();
   const consumer = new Consumer<string>({
     name: 't',
     limit,
     log: pino({ level: 'silent' }),
-    acquire: (candidates, skip) => {
-      const id = candidates.find((c) => !skip(c));
-      if (id !== undefined) acquired.push(id);
-      return Promise.resolve(id);
+    acquire: (candidates, skip, onLocked) => {
+      for (const id of candidates) {
+        if (skip(id)) continue;
+        tried.push(id);
+        if (options.lockedBy?.has(id)) {
+          onLocked(id);
+          continue;
+        }
+        acquired.push(id);
+        return Promise.resolve(id);
+      }
+      return Promise.resolve(undefined);
     },
     idOf: (id) => id,
     work: (id) => new Promise((resolve) => finish.set(id, () => resolve(outcome))),
-    watchLock: () => undefined,
+    locks: options.locks ?? new LockedElsewhere(() => undefined),
+    rankOf: options.rankOf,
   });
   const demand: boolean[] = [];
   consumer.demand$.subscribe((d) => demand.push(d));
-  return { consumer, acquired, finish, demand };
+  return { consumer, acquired, tried, finish, demand };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -78,6 +96,39 @@ describe('the consumer', () => {
     consumer.setPaused(true);
     consumer.setPaused(false);
     expect(consumer.reserve('04-jid6')).toBe(false); // 02-jid5 waits and comes first
+  });
+
+  it('with a rank, lets a handed-over item go before waiting items of the same rank, never a better one', () => {
+    const rankOf = (c: string) => c.slice(0, 3);
+    const { consumer } = consumerOf(3, 'moved', { rankOf });
+    consumer.setPaused(true); // nothing is taken: the candidates wait
+    consumer.offer(['05-jid1', '05-jid2']);
+    consumer.setPaused(false);
+    expect(consumer.reserve('05-jid9')).toBe(true); // 05-jid1 waits, but ranks the same
+    consumer.offer(['03-jid3']);
+    expect(consumer.reserve('05-jid8')).toBe(false); // 03-jid3 waits and ranks better
+  });
+
+  it('does not try again an item locked elsewhere until its lock goes, whichever consumer met it', async () => {
+    const watches = new Map<string, () => void>();
+    const locks = new LockedElsewhere((id, gone) => watches.set(id, gone));
+    const lockedBy = new Set(['a']);
+    const first = consumerOf(1, 'moved', { locks, lockedBy });
+    const second = consumerOf(1, 'moved', { locks, lockedBy });
+    first.consumer.offer(['a', 'b']);
+    await tick();
+    expect(first.tried).toEqual(['a', 'b']); // a is locked elsewhere: b taken
+    first.finish.get('b')!();
+    await tick();
+    second.consumer.offer(['a', 'c']); // a, still locked, shows up in the next state's folder
+    await tick();
+    expect(second.tried).toEqual(['c']);
+    expect(watches.size).toBe(1);
+    lockedBy.delete('a');
+    second.finish.get('c')!();
+    watches.get('a')!(); // its lock went: both consumers look again
+    await tick();
+    expect(second.acquired).toEqual(['c', 'a']);
   });
 
   it('refuses a handed-over item once stopped, so its lock can be let go', async () => {
