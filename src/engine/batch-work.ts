@@ -10,6 +10,7 @@ import {
 import { isQueueError } from '../queue/errors.js';
 import { batchChild } from '../queue/paths.js';
 import type { StatusReport } from '../queue/records.js';
+import { encodeStatusReport } from '../queue/status-report.js';
 import { decodeJsonObject } from '../queue/wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
@@ -84,7 +85,18 @@ export async function reportBatch(
   if (!event) return;
   const report =
     event.type === 'report.done' ? { failed_jobs: jobs.failed, successful_jobs: jobs.completed } : undefined;
+  if (report) warnIfOmitted(log, report);
   await commit(deps, current, event, { report, hasReport: previous !== undefined });
+}
+
+/** A status-report node cannot hold every id of a very large batch: say what it leaves out. */
+function warnIfOmitted(log: EngineDeps['log'], report: Omit<StatusReport, 'last_modified'>): void {
+  const { omitted } = encodeStatusReport({ last_modified: '', ...report });
+  if (omitted.failed + omitted.successful === 0) return;
+  log.warn(
+    { failedOmitted: omitted.failed, successfulOmitted: omitted.successful },
+    'status-report too large for one ZooKeeper node: it names the jobs it leaves out by count; the batch folders list them all',
+  );
 }
 
 async function jobLists(deps: EngineDeps, bid: string): Promise<BatchJobLists> {

@@ -8,7 +8,8 @@ import { assertSameSession } from './locks.js';
 import { BATCH_FOLDERS, batchChild, batchFolderPath, batchPath } from './paths.js';
 import type { StatusReport } from './records.js';
 import { formatTimestamp } from './timestamps.js';
-import { encodeBatchStatus, encodeJson } from './wire.js';
+import { encodeStatusReport } from './status-report.js';
+import { encodeBatchStatus } from './wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { withSpan } from '../telemetry/span.js';
 import { activeTraceparent, parentContext } from '../telemetry/trace-context.js';
@@ -45,7 +46,7 @@ export function batchTransitionOps(
       ops.push({ op: 'create', path: batchFolderPath(batch.batchId, folder) });
   }
   if (options.report) {
-    const data = encodeJson({ last_modified: formatTimestamp(now), ...options.report });
+    const { data } = encodeStatusReport({ last_modified: formatTimestamp(now), ...options.report });
     ops.push({
       op: options.hasReport ? 'set' : 'create',
       path: batchChild(batch.batchId, 'status-report'),

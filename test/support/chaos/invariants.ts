@@ -47,11 +47,26 @@ const TERMINAL = new Set(['completed', 'failed', 'deleted']);
 async function readReport(ctx: QueueContext, bid: string) {
   const path = batchChild(bid, 'status-report');
   const { data } = await ctx.zk.getData(path);
-  const report = decodeJsonObject(path, data) as { successful_jobs?: string[]; failed_jobs?: string[] };
+  const report = decodeJsonObject(path, data) as {
+    successful_jobs?: string[];
+    failed_jobs?: string[];
+    successful_jobs_omitted?: number;
+    failed_jobs_omitted?: number;
+  };
   return {
     successful: [...(report.successful_jobs ?? [])].sort(),
     failed: [...(report.failed_jobs ?? [])].sort(),
+    successfulOmitted: report.successful_jobs_omitted ?? 0,
+    failedOmitted: report.failed_jobs_omitted ?? 0,
   };
+}
+
+/**
+ * A report's list names exactly `jobs` (sorted): all of them, or, in a report too large for its
+ * node, the first of them in order and the number left out.
+ */
+function listsExactly(listed: readonly string[], omitted: number, jobs: readonly string[]): boolean {
+  return listed.length + omitted === jobs.length && listed.every((jid, i) => jid === jobs[i]);
 }
 
 /**
@@ -105,8 +120,10 @@ export async function checkQueue(
       return undefined;
     });
     if (report) {
-      const same = (a: string[], b: string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
-      if (!same(report.successful, byState.completed.sort()) || !same(report.failed, byState.failed.sort()))
+      if (
+        !listsExactly(report.successful, report.successfulOmitted, byState.completed.sort()) ||
+        !listsExactly(report.failed, report.failedOmitted, byState.failed.sort())
+      )
         figures.badReports.push(`${expected.bid} report does not list exactly its jobs`);
     }
   }
