@@ -3,36 +3,63 @@ import type { HeldLock } from '../queue/locks.js';
 import type { ZkClient } from '../zk/index.js';
 import { StepAbortedError } from './step-runner.js';
 
-/** An event loop that did not turn for this long was stalled (frozen, swapped out, paused). */
-const STALL_MS = 1000;
+export interface StallGuardTiming {
+  /** An event loop that did not turn for this long was stalled (frozen, swapped out, paused). */
+  stallMs: number;
+  /**
+   * How long after a stall every step start is checked. Answers that waited in the socket during
+   * the stall are handled in the first turns of the loop after it; this leaves ample room.
+   */
+  afterStallMs: number;
+}
+
+const DEFAULT_TIMING: StallGuardTiming = { stallMs: 1000, afterStallMs: 5000 };
+const TICK_MS = 100;
 
 /**
  * Guards step starts against a stalled process. A process frozen (SIGSTOP, a VM pause) after
  * reading a job may, once it runs again, handle answers that were waiting in its socket before it
  * learns that its session expired meanwhile, and start a step another engine has already
  * committed. Its commit is refused anyway (the lock is gone), but the step would run once too
- * often. So: a tick every 100 ms; a step that starts when the last tick is older than STALL_MS
- * first asks ZooKeeper, afresh, whether its lock still belongs to its session. No request is made
- * while the loop turns normally.
+ * often. So: a tick every 100 ms notices a stall (a gap of a second or more between ticks); a step
+ * that starts during a stall or within a few seconds after one first asks ZooKeeper, afresh,
+ * whether its lock still belongs to its session. The tick alone is not enough: after a thaw the
+ * loop may run its timers before the stale answers, so the gap is gone by the time the step starts.
+ * No request is made while the loop turns normally.
  */
 export class StallGuard {
   private lastTick = performance.now();
+  private lastStall = -Infinity;
   private readonly timer: NodeJS.Timeout;
 
-  constructor(private readonly zk: ZkClient) {
-    this.timer = setInterval(() => (this.lastTick = performance.now()), 100);
+  constructor(
+    private readonly zk: ZkClient,
+    private readonly timing: StallGuardTiming = DEFAULT_TIMING,
+  ) {
+    this.timer = setInterval(() => this.tick(), TICK_MS);
     this.timer.unref();
+  }
+
+  private tick(): void {
+    const now = performance.now();
+    if (now - this.lastTick >= this.timing.stallMs) this.lastStall = now;
+    this.lastTick = now;
+  }
+
+  /** True while a step start must be checked: the loop is stalled now, or was a moment ago. */
+  private get suspect(): boolean {
+    const now = performance.now();
+    return now - this.lastTick >= this.timing.stallMs || now - this.lastStall < this.timing.afterStallMs;
   }
 
   /** Resolves when the step may start; StepAbortedError when the lock is no longer this session's. */
   async beforeStep(lock: HeldLock): Promise<void> {
-    if (performance.now() - this.lastTick < STALL_MS) return;
+    if (!this.suspect) return;
     const stat = await this.zk.exists(lock.path).catch(() => undefined);
     const owner = stat ? normaliseSessionId(stat.ephemeralOwner) : undefined;
     if (owner !== normaliseSessionId(lock.sessionId) || owner !== normaliseSessionId(this.zk.sessionId)) {
       throw new StepAbortedError(new Error(`lock ${lock.path} was lost while this process was stalled`));
     }
-    this.lastTick = performance.now();
   }
 
   stop(): void {

@@ -56,13 +56,13 @@ export async function startEngineProcess(
   };
 }
 
-/** The ledger lines written so far by every process sharing `file`. */
+/** The ledger lines written so far by every process sharing `file` (complete lines only). */
 export function readLedger(file: string): (LedgerEntry & { pid: number; t: number })[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as LedgerEntry & { pid: number; t: number });
+  const lines = readFileSync(file, 'utf8').split('\n');
+  // The last piece is empty, or a line an engine is writing right now: read it next time.
+  lines.pop();
+  return lines.map((line) => JSON.parse(line) as LedgerEntry & { pid: number; t: number });
 }
 
 /** Commits per `item:state`; every value should be 1. */

@@ -44,7 +44,9 @@ describe('the chaos ledger check', () => {
       line(2, 'commit', 'jid1', 4),
       line(3, 'start', 'jid1', 4, 2),
     ]);
-    expect(figures.runsAfterCommit).toEqual(['jid1@4 (estimating)']);
+    expect(figures.runsAfterCommit).toEqual([
+      'jid1@4 (estimating): pid 2 started it 1 ms after pid 1 committed it',
+    ]);
   });
 
   it('counts commits it cannot check', () => {

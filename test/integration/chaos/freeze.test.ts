@@ -2,8 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVABLE_JOB_STATES } from '../../../src/engine/engine.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
 import type { QueueContext } from '../../../src/queue/context.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
 import { loadJob } from '../../../src/queue/job-load.js';
 import { jobPath } from '../../../src/queue/paths.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
@@ -13,6 +15,7 @@ import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';
 import {
   currentSession,
+  logLines,
   sessionCounts,
   sessionEvents,
   startChaosEnsemble,
@@ -49,6 +52,56 @@ async function waitUntil(what: string, ms: number, ok: () => boolean | Promise<b
     if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
     await sleep(100);
   }
+}
+
+/** An engine's session events, warnings since `since` and work in hand, for a failure message. */
+async function engineDigest(engine: EngineProcess, since: number): Promise<string> {
+  const url = logLines(engine).find((l) => typeof l.http === 'string')?.http as string | undefined;
+  const metrics = url
+    ? await fetch(`${url}/metrics`)
+        .then((r) => r.text())
+        .catch((err: unknown) => `metrics: ${String(err)}`)
+    : 'no http url';
+  const inHand = metrics
+    .split('\n')
+    .filter((l) => /^mrtq_(engine_in_flight|zk_session)/.test(l) && !l.endsWith(' 0'))
+    .join('; ');
+  const lines = logLines(engine)
+    .filter((l) => Number(l.time) > since && (Number(l.level) >= 40 || l.msg !== 'transition'))
+    .slice(-25)
+    .map(
+      (l) =>
+        `    +${Number(l.time) - since} ms ${String(l.msg)} ${typeof l.state === 'string' ? l.state : ''}`,
+    );
+  const sessions = sessionEvents(engine)
+    .filter((e) => e.time > since)
+    .map((e) => `${e.state}@+${e.time - since}`);
+  return `  engine ${engine.pid}: sessions ${sessions.join(' ') || 'none'}; in hand: ${inHand || 'nothing'}\n${lines.join('\n')}`;
+}
+
+/** Jobs waiting in each working state and who holds their locks, for a failure message. */
+async function lockDigest(ctx: QueueContext): Promise<string> {
+  const lines: string[] = [];
+  for (const state of SERVABLE_JOB_STATES) {
+    let refs: string[];
+    try {
+      refs = await ctx.zk.getChildren(`/jobs/states/${state}`);
+    } catch (err) {
+      lines.push(`  ${state}: ${String(err)}`);
+      continue;
+    }
+    const owners = await Promise.all(
+      refs.map(async (ref) => {
+        const jid = ref.slice(ref.indexOf('-') + 1);
+        const stat = await ctx.zk.exists(`${jobPath(jid)}/lock`).catch(() => undefined);
+        return stat?.ephemeralOwner ?? 'free';
+      }),
+    );
+    const byOwner = new Map<string, number>();
+    for (const o of owners) byOwner.set(o, (byOwner.get(o) ?? 0) + 1);
+    lines.push(`  ${state}: ${refs.length} (${[...byOwner].map(([o, n]) => `${o}×${n}`).join(' ')})`);
+  }
+  return lines.join('\n');
 }
 
 /** Index of the ensemble member serving an engine's current session. */
@@ -216,29 +269,33 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
     async () => {
       const startedAt = Date.now();
       const engines = profile.size(2, 3);
-      const jobs = profile.size(120, 500);
       const freezes = profile.size(2, 4);
+      // One batch per freeze, submitted when its round starts, so every freeze finds work left.
+      const jobsPerRound = profile.size(60, 125);
       cluster = new EngineCluster(
         () => zk.connectString,
         join(dir, 'ledger.jsonl'),
-        ['--step-delay', '50'],
+        ['--step-delay', '200'],
         env,
       );
       await cluster.start(engines);
       const processes: EngineProcess[] = [...cluster.running];
-      const { bid } = await createBatch(zk.ctx, {
-        profile_name: 'p',
-        submitter: 'chaos',
-        payload_url: `sim:${jobs}`,
-        type: 'manifest',
-      });
-      const counts = { engines, freezes: 0, leader_frozen: 0, engines_moved: 0, frozen_ms_max: 0 };
+      const batches: { bid: string; jobs: number }[] = [];
+      const counts = {
+        engines,
+        freezes: 0,
+        leader_frozen: 0,
+        engines_moved: 0,
+        quorum_ms_max: 0,
+        moved_ms_max: 0,
+        resumed_ms_max: 0,
+        frozen_ms_max: 0,
+      };
       const jobCommits = (): number =>
         cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
 
       for (let round = 0; round < freezes; round++) {
-        await waitUntil('progress', 60_000, () => jobCommits() >= ((round + 1) / (freezes + 2)) * jobs * 7);
-        // Odd rounds freeze the member an engine is connected to, even ones the leader.
+        // Even rounds freeze the member an engine is connected to, odd ones the leader.
         const leader = await zk.waitForLeader();
         const member = round % 2 === 0 ? await memberOfEngine(zk, profile.pick(processes)) : leader;
         if (member === undefined) throw new Error('no member serves the engine picked');
@@ -246,10 +303,30 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
         const onMember: EngineProcess[] = [];
         for (const engine of processes)
           if ((await memberOfEngine(zk, engine)) === member) onMember.push(engine);
+        const committedBefore = jobCommits();
+        const { bid } = await createBatch(zk.ctx, {
+          profile_name: 'p',
+          submitter: 'chaos',
+          payload_url: `sim:${jobsPerRound}`,
+          type: 'manifest',
+        });
+        batches.push({ bid, jobs: jobsPerRound });
+        /** False once every job of this round's batch is done (read through the live members). */
+        const workLeft = async (): Promise<boolean> => {
+          const batch = await loadBatch(zk.ctx, bid).catch(() => undefined);
+          return batch === undefined || batch.status === 'processing';
+        };
+        // A quarter of the round's work done: the engines hold locks in every state.
+        await waitUntil('progress', 60_000, () => jobCommits() - committedBefore >= jobsPerRound * 7 * 0.25);
+        expect(await workLeft(), 'work is left when the member is frozen').toBe(true);
         frozen.freeze();
         const frozenAt = Date.now();
         counts.freezes++;
         if (member === leader) counts.leader_frozen++;
+        // The rest of the ensemble serves again: at once for a frozen follower; for the leader once
+        // the followers give it up (syncLimit) and elect another.
+        await zk.waitForLeader(60_000);
+        counts.quorum_ms_max = Math.max(counts.quorum_ms_max, Date.now() - frozenAt);
         // Past the session timeout, until every engine that was on it works through another member.
         await sleep(SESSION_TIMEOUT_MS + 500);
         await waitUntil(`engines moved off frozen member ${member}`, 45_000, async () => {
@@ -260,6 +337,7 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
           return true;
         });
         counts.engines_moved += onMember.length;
+        counts.moved_ms_max = Math.max(counts.moved_ms_max, Date.now() - frozenAt);
         // The watchdog noticed the silence (a frozen server keeps its sockets open).
         for (const engine of onMember) {
           const noticed = sessionEvents(engine).filter(
@@ -267,20 +345,40 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
           );
           expect(noticed.length, `engine ${engine.pid} noticed the frozen member`).toBeGreaterThan(0);
         }
-        const committedSince = (): number =>
-          cluster!.ledger().filter((e) => e.kind === 'commit' && e.t > frozenAt + SESSION_TIMEOUT_MS).length;
+        const committedSince = (): LedgerLine[] =>
+          cluster!.ledger().filter((e) => e.kind === 'commit' && e.t > frozenAt + SESSION_TIMEOUT_MS);
         // Work goes on while the member is still frozen (unless there is none left).
         await waitUntil(
           'commits while the member is frozen',
           30_000,
-          () => committedSince() > 0 || jobCommits() >= jobs * 7,
+          async () => committedSince().length > 0 || !(await workLeft()),
+        ).catch(async (err: unknown) => {
+          const digests = await Promise.all(processes.map((engine) => engineDigest(engine, frozenAt)));
+          digests.push(await lockDigest(zk.ctx));
+          const ledger = cluster!.ledger();
+          const last = ledger.filter((e) => e.kind === 'commit').at(-1);
+          digests.push(
+            `  ledger: ${jobCommits()} job commits; last commit ${last ? `+${last.t - frozenAt} ms by ${last.pid}` : 'none'}; batch ${(await loadBatch(zk.ctx, bid).catch((e: unknown) => ({ status: String(e) }))).status}`,
+          );
+          throw new Error(
+            `${(err as Error).message} (member ${member} frozen ${Date.now() - frozenAt} ms ago)\n${digests.join('\n')}`,
+          );
+        });
+        counts.resumed_ms_max = Math.max(
+          counts.resumed_ms_max,
+          (committedSince()[0]?.t ?? Date.now()) - frozenAt,
         );
         frozen.thaw();
         counts.frozen_ms_max = Math.max(counts.frozen_ms_max, Date.now() - frozenAt);
         await zk.waitForLeader();
       }
 
-      await waitTerminal(zk.ctx, [bid], profile, profile.size(60_000, 600_000));
+      await waitTerminal(
+        zk.ctx,
+        batches.map((b) => b.bid),
+        profile,
+        profile.size(60_000, 600_000),
+      );
       const exits = await cluster.stopAll();
       expect(exits).toEqual(processes.map(() => 0));
       const sessions = processes.flatMap(sessionEvents);
@@ -288,7 +386,7 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
         scenario: 'freeze-zookeeper',
         profile,
         ctx: zk.ctx,
-        batches: [{ bid, jobs }],
+        batches,
         ledger: cluster.ledger(),
         counts: {
           ...counts,

@@ -42,4 +42,30 @@ describe('the stall guard before a step starts', () => {
       guard.stop();
     }
   });
+
+  it('still checks a step that starts after the loop has ticked again: a thaw may run timers before stale answers', async () => {
+    let requests = 0;
+    const zk = await chroot.connect();
+    zk.observeRequests(() => requests++);
+    const ctx = queueContext(zk);
+    await zk.create('/thawed');
+    const attempt = await tryLock(ctx, '/thawed');
+    if (!attempt.held) throw new Error('lock not taken');
+    const guard = new StallGuard(zk, { stallMs: 1000, afterStallMs: 1500 });
+    try {
+      await zk.delete(attempt.lock.path); // the session expired while the process was frozen
+      stall(1200);
+      await new Promise((r) => setTimeout(r, 250)); // the tick runs first, the stale answer after it
+      const before = requests;
+      await expect(guard.beforeStep(attempt.lock)).rejects.toBeInstanceOf(StepAbortedError);
+      expect(requests).toBe(before + 1);
+
+      await new Promise((r) => setTimeout(r, 1600)); // long after the stall: no more checks
+      const later = requests;
+      await guard.beforeStep(attempt.lock);
+      expect(requests).toBe(later);
+    } finally {
+      guard.stop();
+    }
+  });
 });

@@ -24,7 +24,7 @@ export interface LedgerFigures {
  */
 export function checkLedger(entries: readonly LedgerLine[]): LedgerFigures {
   const started = new Map<string, number>();
-  const committed = new Map<string, number>();
+  const committed = new Map<string, LedgerLine>();
   const duplicates: string[] = [];
   const runsAfterCommit: string[] = [];
   let stepsRerun = 0;
@@ -41,11 +41,14 @@ export function checkLedger(entries: readonly LedgerLine[]): LedgerFigures {
       started.set(key, (started.get(key) ?? 0) + 1);
       // Same-millisecond lines from two processes may be ordered either way: only a start
       // strictly after the commit is a run after commit.
-      const at = committed.get(key);
-      if (at !== undefined && entry.t > at) runsAfterCommit.push(`${key} (${entry.state})`);
+      const commit = committed.get(key);
+      if (commit !== undefined && entry.t > commit.t)
+        runsAfterCommit.push(
+          `${key} (${entry.state}): pid ${entry.pid} started it ${entry.t - commit.t} ms after pid ${commit.pid} committed it`,
+        );
     } else if (entry.kind === 'commit') {
       if (committed.has(key)) duplicates.push(`${key} (${entry.state} ${entry.event ?? ''})`);
-      else committed.set(key, entry.t);
+      else committed.set(key, entry);
     }
   }
   const count = (kind: LedgerEntry['kind']) => entries.filter((e) => e.kind === kind).length;
