@@ -1,4 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readLedger } from '../support/engine-process.js';
 import { checkLedger, type LedgerLine } from '../support/chaos/ledger-check.js';
 
 const line = (t: number, kind: LedgerLine['kind'], item: string, version: number, pid = 1): LedgerLine => ({
@@ -52,5 +56,19 @@ describe('the chaos ledger check', () => {
   it('counts commits it cannot check', () => {
     const { version: _omit, ...old } = line(1, 'commit', 'jid1', 1);
     expect(checkLedger([old]).unversioned).toBe(1);
+  });
+
+  it('reads complete lines only: a line an engine is writing is left for the next read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
+    try {
+      const file = join(dir, 'ledger.jsonl');
+      const first = JSON.stringify(line(1, 'start', 'jid1', 4));
+      writeFileSync(file, `${first}\n{"t":2,"pid":1,"ki`);
+      expect(readLedger(file)).toEqual([JSON.parse(first)]);
+      writeFileSync(file, `${first}\n`);
+      expect(readLedger(file)).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVABLE_JOB_STATES } from '../../../src/engine/engine.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { loadBatch } from '../../../src/queue/batch-load.js';
@@ -11,11 +10,11 @@ import { jobPath } from '../../../src/queue/paths.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
 import type { LedgerLine } from '../../support/chaos/ledger-check.js';
+import { engineDigest, lockDigest } from '../../support/chaos/digest.js';
 import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';
 import {
   currentSession,
-  logLines,
   sessionCounts,
   sessionEvents,
   startChaosEnsemble,
@@ -54,54 +53,26 @@ async function waitUntil(what: string, ms: number, ok: () => boolean | Promise<b
   }
 }
 
-/** An engine's session events, warnings since `since` and work in hand, for a failure message. */
-async function engineDigest(engine: EngineProcess, since: number): Promise<string> {
-  const url = logLines(engine).find((l) => typeof l.http === 'string')?.http as string | undefined;
-  const metrics = url
-    ? await fetch(`${url}/metrics`)
-        .then((r) => r.text())
-        .catch((err: unknown) => `metrics: ${String(err)}`)
-    : 'no http url';
-  const inHand = metrics
-    .split('\n')
-    .filter((l) => /^mrtq_(engine_in_flight|zk_session)/.test(l) && !l.endsWith(' 0'))
-    .join('; ');
-  const lines = logLines(engine)
-    .filter((l) => Number(l.time) > since && (Number(l.level) >= 40 || l.msg !== 'transition'))
-    .slice(-25)
-    .map(
-      (l) =>
-        `    +${Number(l.time) - since} ms ${String(l.msg)} ${typeof l.state === 'string' ? l.state : ''}`,
-    );
-  const sessions = sessionEvents(engine)
-    .filter((e) => e.time > since)
-    .map((e) => `${e.state}@+${e.time - since}`);
-  return `  engine ${engine.pid}: sessions ${sessions.join(' ') || 'none'}; in hand: ${inHand || 'nothing'}\n${lines.join('\n')}`;
+/** Job commits in the cluster's ledger so far. */
+function jobCommits(cluster: EngineCluster): number {
+  return cluster.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
 }
 
-/** Jobs waiting in each working state and who holds their locks, for a failure message. */
-async function lockDigest(ctx: QueueContext): Promise<string> {
-  const lines: string[] = [];
-  for (const state of SERVABLE_JOB_STATES) {
-    let refs: string[];
-    try {
-      refs = await ctx.zk.getChildren(`/jobs/states/${state}`);
-    } catch (err) {
-      lines.push(`  ${state}: ${String(err)}`);
-      continue;
-    }
-    const owners = await Promise.all(
-      refs.map(async (ref) => {
-        const jid = ref.slice(ref.indexOf('-') + 1);
-        const stat = await ctx.zk.exists(`${jobPath(jid)}/lock`).catch(() => undefined);
-        return stat?.ephemeralOwner ?? 'free';
-      }),
-    );
-    const byOwner = new Map<string, number>();
-    for (const o of owners) byOwner.set(o, (byOwner.get(o) ?? 0) + 1);
-    lines.push(`  ${state}: ${refs.length} (${[...byOwner].map(([o, n]) => `${o}×${n}`).join(' ')})`);
-  }
-  return lines.join('\n');
+/**
+ * Submits a batch of `jobs` simulated jobs for one freeze round and resolves with its id once a
+ * quarter of its commits are in: the engines then hold locks in every state, and most of the
+ * batch is still to do (a batch shared by every round was finished before the later freezes).
+ */
+async function submitRound(ctx: QueueContext, cluster: EngineCluster, jobs: number): Promise<string> {
+  const before = jobCommits(cluster);
+  const { bid } = await createBatch(ctx, {
+    profile_name: 'p',
+    submitter: 'chaos',
+    payload_url: `sim:${jobs}`,
+    type: 'manifest',
+  });
+  await waitUntil('progress', 60_000, () => jobCommits(cluster) - before >= jobs * 7 * 0.25);
+  return bid;
 }
 
 /** Index of the ensemble member serving an engine's current session. */
@@ -143,22 +114,12 @@ describe('chaos 3a, freeze: an engine process frozen (SIGSTOP) past its session 
       const processes: EngineProcess[] = [...cluster.running];
       const batches: { bid: string; jobs: number }[] = [];
       const counts = { engines: 3, freezes: 0, locks_held_frozen: 0, taken_over: 0, stale_discards: 0 };
-      const jobCommits = (): number =>
-        cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
 
       let misses = 0;
       const missed = new Map<string, number>();
       for (let round = 0; round < freezes; round++) {
         if (batches.length === round) {
-          const committedBefore = jobCommits();
-          const { bid } = await createBatch(ctx, {
-            profile_name: 'p',
-            submitter: 'chaos',
-            payload_url: `sim:${jobs}`,
-            type: 'manifest',
-          });
-          batches.push({ bid, jobs });
-          await waitUntil('progress', 60_000, () => jobCommits() - committedBefore >= jobs * 7 * 0.25);
+          batches.push({ bid: await submitRound(ctx, cluster, jobs), jobs });
         }
         const victim = profile.pick(processes);
         const sessionBefore = currentSession(victim);
@@ -185,7 +146,7 @@ describe('chaos 3a, freeze: an engine process frozen (SIGSTOP) past its session 
           missed.set(why, (missed.get(why) ?? 0) + 1);
           expect(
             ++misses,
-            `froze an engine holding locks within 20 tries (${[...missed].map(([w, n]) => `${w}: ${n}`).join(', ')}; ${jobCommits()} of ${batches.length * jobs * 7} commits)`,
+            `froze an engine holding locks within 20 tries (${[...missed].map(([w, n]) => `${w}: ${n}`).join(', ')}; ${jobCommits(cluster)} of ${batches.length * jobs * 7} commits)`,
           ).toBeLessThan(20);
           round--;
           await sleep(profile.between(100, 500));
@@ -305,8 +266,6 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
         resumed_ms_max: 0,
         frozen_ms_max: 0,
       };
-      const jobCommits = (): number =>
-        cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
 
       for (let round = 0; round < freezes; round++) {
         // Even rounds freeze the member an engine is connected to, odd ones the leader.
@@ -317,21 +276,13 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
         const onMember: EngineProcess[] = [];
         for (const engine of processes)
           if ((await memberOfEngine(zk, engine)) === member) onMember.push(engine);
-        const committedBefore = jobCommits();
-        const { bid } = await createBatch(zk.ctx, {
-          profile_name: 'p',
-          submitter: 'chaos',
-          payload_url: `sim:${jobsPerRound}`,
-          type: 'manifest',
-        });
+        const bid = await submitRound(zk.ctx, cluster, jobsPerRound);
         batches.push({ bid, jobs: jobsPerRound });
         /** False once every job of this round's batch is done (read through the live members). */
         const workLeft = async (): Promise<boolean> => {
           const batch = await loadBatch(zk.ctx, bid).catch(() => undefined);
           return batch === undefined || batch.status === 'processing';
         };
-        // A quarter of the round's work done: the engines hold locks in every state.
-        await waitUntil('progress', 60_000, () => jobCommits() - committedBefore >= jobsPerRound * 7 * 0.25);
         expect(await workLeft(), 'work is left when the member is frozen').toBe(true);
         frozen.freeze();
         const frozenAt = Date.now();
@@ -372,7 +323,7 @@ describe('chaos 3b, freeze: the ZooKeeper server an engine is connected to froze
           const ledger = cluster!.ledger();
           const last = ledger.filter((e) => e.kind === 'commit').at(-1);
           digests.push(
-            `  ledger: ${jobCommits()} job commits; last commit ${last ? `+${last.t - frozenAt} ms by ${last.pid}` : 'none'}; batch ${(await loadBatch(zk.ctx, bid).catch((e: unknown) => ({ status: String(e) }))).status}`,
+            `  ledger: ${jobCommits(cluster!)} job commits; last commit ${last ? `+${last.t - frozenAt} ms by ${last.pid}` : 'none'}; batch ${(await loadBatch(zk.ctx, bid).catch((e: unknown) => ({ status: String(e) }))).status}`,
           );
           throw new Error(
             `${(err as Error).message} (member ${member} frozen ${Date.now() - frozenAt} ms ago)\n${digests.join('\n')}`,
