@@ -63,11 +63,20 @@ function dropIfCreated(ctx: QueueContext, path: string, sessionId: string): void
     });
 }
 
-/** Deletes a lock this session holds; a lock already gone (session lost) is not an error. */
+/**
+ * Deletes a lock this session holds; a lock already gone (session lost) is not an error, and a
+ * lock another session holds now is left alone. That happens when an earlier release was
+ * applied but its answer lost (a server failing over): another engine may have taken the item
+ * since, and a blind retry would delete its lock, letting a third take the item while it works.
+ * One session's requests are applied in order, so the owner read here already reflects any
+ * earlier release of this session.
+ */
 export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<void> {
   if (ctx.zk.sessionId !== lock.sessionId) return;
+  const stat = await ctx.zk.exists(lock.path);
+  if (stat?.ephemeralOwner !== lock.sessionId) return;
   try {
-    await ctx.zk.delete(lock.path);
+    await ctx.zk.delete(lock.path, stat.version);
   } catch (err) {
     if (!isZkError(err, 'NO_NODE')) throw err;
   }
