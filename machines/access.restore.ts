@@ -1,4 +1,4 @@
-import { initialTransition } from 'xstate';
+import { pureInitialSnapshot } from './inert.js';
 import { accessMachine, accessMachineAt, type AccessMachine } from './access.machine.js';
 import {
   createAccessContext,
@@ -17,7 +17,7 @@ function contextOf(stored: StoredAccess): AccessContext {
 
 /** The state and context a new access request is written with: pending. */
 export function newAccessState(input: AccessInput): ValidTransition<AccessState, AccessContext> {
-  const [snapshot] = initialTransition(accessMachine, input);
+  const snapshot = pureInitialSnapshot(accessMachine, input);
   return { ok: true, from: null, to: snapshot.value, context: snapshot.context };
 }
 

@@ -1,4 +1,4 @@
-import { initialTransition } from 'xstate';
+import { pureInitialSnapshot } from './inert.js';
 import { createBatchContext } from './batch.context.js';
 import { batchMachine, batchMachineAt, type BatchMachine } from './batch.machine.js';
 import type { BatchContext, BatchEvent, BatchInput, StoredBatch } from './batch.types.js';
@@ -12,7 +12,7 @@ function contextOf(stored: StoredBatch): BatchContext {
 
 /** The state and context a new batch is written with: pending ((none) → pending). */
 export function newBatchState(input: BatchInput): ValidTransition<BatchState, BatchContext> {
-  const [snapshot] = initialTransition(batchMachine, input);
+  const snapshot = pureInitialSnapshot(batchMachine, input);
   return { ok: true, from: null, to: snapshot.value, context: snapshot.context };
 }
 

@@ -27,5 +27,6 @@ export type { TableEdge, GuardRef } from './table.js';
 export { lifecycles, lifecycleNames, type LifecycleName } from './lifecycles.js';
 
 export { ActorNotProvidedError } from './step-actor.js';
+export { pureInitialSnapshot, pureMacrostep, pureTransition } from './inert.js';
 export { hasRunningStep } from './step-status.js';
 export { toMermaid } from './mermaid.js';

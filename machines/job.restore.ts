@@ -1,4 +1,4 @@
-import { initialTransition, transition } from 'xstate';
+import { pureInitialSnapshot, pureTransition } from './inert.js';
 import { createJobContext } from './job.context.js';
 import { jobMachine, jobMachineAt, type JobMachine } from './job.machine.js';
 import type { JobContext, JobEvent, JobInput, StoredJob } from './job.types.js';
@@ -21,8 +21,8 @@ export function newJobState(
   input: JobInput,
   event: JobCreationEvent = { type: 'job.created' },
 ): ValidTransition<JobState, JobContext> {
-  let [snapshot] = initialTransition(jobMachine, input);
-  if (event.type === 'job.rejected') [snapshot] = transition(jobMachine, snapshot, event);
+  let snapshot = pureInitialSnapshot(jobMachine, input);
+  if (event.type === 'job.rejected') snapshot = pureTransition(jobMachine, snapshot, event);
   return { ok: true, from: null, to: snapshot.value, context: snapshot.context };
 }
 

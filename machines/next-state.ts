@@ -1,4 +1,5 @@
-import { transition, type AnyStateMachine, type EventObject } from 'xstate';
+import type { AnyStateMachine, EventObject } from 'xstate';
+import { pureTransition } from './inert.js';
 
 /** The outcome the queue store writes: where the item goes and its context there. */
 export interface ValidTransition<S extends string, C> {
@@ -34,8 +35,8 @@ export function invalidTransition(kind: string, state: string | null, event: str
 
 /**
  * Applies `event` to an item stored at `from` with `context`, without running anything:
- * the machine decides (`snapshot.can` and xstate's pure `transition`), never the caller.
- * Invoked steps of the target state are created by `transition` but never started.
+ * the machine decides (`snapshot.can` and a pure transition), never the caller.
+ * Invoked steps of the target state are created by the transition but never started.
  */
 export function nextState<S extends string, C, E extends EventObject>(
   kind: string,
@@ -46,6 +47,6 @@ export function nextState<S extends string, C, E extends EventObject>(
 ): TransitionResult<S, C> {
   const snapshot = machine.resolveState({ value: from, context });
   if (!snapshot.can(event)) return invalidTransition(kind, from, event.type);
-  const [next] = transition(machine, snapshot, event);
+  const next = pureTransition(machine, snapshot, event);
   return { ok: true, from, to: next.value as S, context: next.context as C };
 }

@@ -5,6 +5,7 @@ import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { BatchWork } from './queue/batch-acquire.js';
 import { registerEngine } from './queue/engines.js';
+import { GroupCommit } from './queue/group-commit.js';
 import type { Config } from './config.js';
 import {
   BATCH_WORK,
@@ -82,7 +83,12 @@ export async function startService(config: Config, options: ServiceOptions, log:
     onRequest: (operation, ms, outcome) => metrics.zkRequest(operation, ms, outcome),
   });
   const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
-  const queue = { zk, log: log.child({ component: 'queue' }), now: () => new Date() };
+  const queue = {
+    zk,
+    log: log.child({ component: 'queue' }),
+    now: () => new Date(),
+    commits: new GroupCommit(zk),
+  };
   // The HTTP API validates submissions against the profiles: the ingest steps' store, or one
   // loaded for it when the steps are simulated.
   const steps: {

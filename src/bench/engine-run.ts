@@ -3,6 +3,7 @@ import { Engine, type EngineOptions } from '../engine/engine.js';
 import type { Ledger, LedgerEntry } from '../engine/ledger.js';
 import { createBatch } from '../queue/batch-create.js';
 import { loadBatch } from '../queue/batch-load.js';
+import { GroupCommit } from '../queue/group-commit.js';
 import type { QueueContext } from '../queue/context.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { createSimulatedSteps } from '../steps/simulated.js';
@@ -29,7 +30,7 @@ export async function startBenchEngine(
   let requests = 0;
   const zk = await connectZk({ connectString, onRequest: () => requests++ });
   const log = pino({ level: 'silent' });
-  const queue: QueueContext = { zk, log, now: () => new Date() };
+  const queue: QueueContext = { zk, log, now: () => new Date(), commits: new GroupCommit(zk) };
   await ensureQueueTree(zk);
   const entries: TimedEntry[] = [];
   const ledger: Ledger = {

@@ -1,7 +1,10 @@
+import { pureInitialSnapshot, pureMacrostep } from '../../machines/index.js';
 import {
   createActor,
   fromPromise,
   type AnyActorLogic,
+  type AnyActorRef,
+  type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
   type InspectionEvent,
@@ -84,12 +87,57 @@ function machineRunning(
 }
 
 /**
- * Runs the step of the stored state through the machine itself and returns the event the
- * machine derived from the step's result (`download.done`, `download.failed`, `space.short`…):
- * the machine maps outputs and errors to events, the caller commits that event through the store.
- * The actor is stopped as soon as the event is known, so no later step ever starts here.
+ * Runs the step of the stored state and returns the event the machine derived from the step's
+ * result (`download.done`, `download.failed`, `space.short`…): the machine maps outputs and
+ * errors to events, the caller commits that event through the store.
+ *
+ * With an inspector attached, the step runs as the invoked actor of a live actor of the machine,
+ * so the Stately inspector shows it. Without one, the step function runs on its own and its
+ * outcome is given to the machine as the invoke's done or error event in a pure transition: the
+ * same event, from the same machine definition, for a fraction of the cost of an actor (an
+ * actor system, child actors and their abort signals, for every step of every job).
  */
 export function runMachineStep<E extends EventObject>(options: RunStepOptions): Promise<E> {
+  return options.inspect ? runInActor(options) : runPure(options);
+}
+
+async function runPure<E extends EventObject>(options: RunStepOptions): Promise<E> {
+  const { machine, actor, signal } = options;
+  if (signal.aborted) throw new StepAbortedError(signal.reason);
+  const start = pureInitialSnapshot(machine, options.input);
+  const invokeId = invokeIdOf(start, actor);
+  let outcome: EventObject;
+  try {
+    const output = await untilAborted(options.run(signal), signal);
+    outcome = { type: `xstate.done.actor.${invokeId}`, output, actorId: invokeId } as EventObject;
+  } catch (err) {
+    if (err instanceof StepAbortedError) throw err;
+    outcome = { type: `xstate.error.actor.${invokeId}`, error: err, actorId: invokeId } as EventObject;
+  }
+  const { snapshot, events } = pureMacrostep(machine, start, outcome);
+  if (snapshot.status === 'error') throw toError(snapshot.error);
+  const domain = events.find(isDomainEvent);
+  if (!domain) throw new Error(`the machine derived no event from the result of step ${actor}`);
+  return domain as E;
+}
+
+/** The id the entered state invokes `src` under: the suffix of its done and error events. */
+function invokeIdOf(snapshot: AnyMachineSnapshot, src: string): string {
+  for (const [id, child] of Object.entries(snapshot.children as Record<string, AnyActorRef | undefined>))
+    if (child?.src === src) return id;
+  throw new Error(`state ${JSON.stringify(snapshot.value)} does not invoke step ${src}`);
+}
+
+/** The step's outcome, or StepAbortedError as soon as the signal aborts (a step may not honour it at once). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new StepAbortedError(signal.reason));
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function runInActor<E extends EventObject>(options: RunStepOptions): Promise<E> {
   return new Promise<E>((resolve, reject) => {
     if (options.signal.aborted) return reject(new StepAbortedError(options.signal.reason));
     let settled = false;

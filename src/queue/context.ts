@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ZkClient } from '../zk/index.js';
+import type { GroupCommit } from './group-commit.js';
 
 /** What every queue operation works with. */
 export interface QueueContext {
@@ -7,4 +8,6 @@ export interface QueueContext {
   log: Logger;
   /** The clock `last_modified` is taken from (tests may fix it). */
   now(): Date;
+  /** Job transitions go through it when set (the engine): many jobs' transitions in one multi. */
+  commits?: GroupCommit;
 }

@@ -138,7 +138,8 @@ async function commit(
   let current = acquired;
   for (let attempt = 0; ; attempt++) {
     try {
-      await ctx.zk.multi(jobTransitionOps(current, next, options, now));
+      const ops = jobTransitionOps(current, next, options, now);
+      await (ctx.commits ? ctx.commits.commit(ops) : ctx.zk.multi(ops));
       break;
     } catch (err) {
       const repaired = attempt === 0 ? await repair(ctx, current, err) : undefined;
