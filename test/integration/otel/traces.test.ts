@@ -161,7 +161,10 @@ describe('traces of a batch run by two engine processes, received over OTLP/HTTP
     // Requests to ZooKeeper are children of the work that made them.
     const byId = new Map(trace.map((s) => [s.spanId, s]));
     const multis = named(trace, 'zk multi');
-    expect(multis.length).toBeGreaterThanOrEqual(3 * 7);
+    // Group commit: one multi may carry the transitions of several jobs ready in the same turn
+    // (its span hangs off the transition of the job that opened the group), so three jobs make
+    // at least one multi per transition, 7 (batch transitions and expansion add their own).
+    expect(multis.length).toBeGreaterThanOrEqual(7);
     const parents = new Set(multis.map((s) => byId.get(s.parentSpanId)?.name.split(' ')[0]));
     expect(parents).toContain('transition');
     for (const multi of multis) expect(multi.attributes[Attr.zkOps]).toBeGreaterThan(0);
