@@ -1,11 +1,12 @@
 import {
   createActor,
-  type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
   type InputFrom,
   type SnapshotFrom,
 } from 'xstate';
+
+type MachineScope = Parameters<AnyStateMachine['transition']>[2];
 
 /**
  * xstate's pure `transition()` builds a throwaway scope on every call: an actor of the whole
@@ -15,43 +16,25 @@ import {
  * starts no child), so one per machine serves every call; calls are synchronous and never
  * interleave.
  */
-type MachineScope = Parameters<AnyStateMachine['transition']>[2];
+const scopes = new WeakMap<AnyStateMachine, MachineScope>();
 
-interface InertScope {
-  scope: MachineScope;
-  /** Events processed during the current call, when one is recording. */
-  recording: EventObject[] | undefined;
-}
-
-const scopes = new WeakMap<AnyStateMachine, InertScope>();
-
-function inertScope(machine: AnyStateMachine): InertScope {
-  let inert = scopes.get(machine);
-  if (inert) return inert;
+function inertScope(machine: AnyStateMachine): MachineScope {
+  const existing = scopes.get(machine);
+  if (existing) return existing;
   const self = createActor(machine);
-  const made: InertScope = {
-    recording: undefined,
-    scope: {
-      self,
-      id: '',
-      sessionId: '',
-      system: self.system,
-      defer: () => undefined,
-      logger: () => undefined,
-      stopChild: () => undefined,
-      emit: () => undefined,
-      actionExecutor: () => undefined,
-    },
+  const scope: MachineScope = {
+    self,
+    id: '',
+    sessionId: '',
+    system: self.system,
+    defer: () => undefined,
+    logger: () => undefined,
+    stopChild: () => undefined,
+    emit: () => undefined,
+    actionExecutor: () => undefined,
   };
-  // Every processed event, raised ones included, shows as a microstep of the scope's actor.
-  self.system.inspect({
-    next: (event) => {
-      if (event.type === '@xstate.microstep' && event.actorRef === self) made.recording?.push(event.event);
-    },
-  });
-  scopes.set(machine, made);
-  inert = made;
-  return inert;
+  scopes.set(machine, scope);
+  return scope;
 }
 
 /** The snapshot after `event`, executing nothing (xstate's `transition` without its per-call scope). */
@@ -60,7 +43,7 @@ export function pureTransition<M extends AnyStateMachine>(
   snapshot: SnapshotFrom<M>,
   event: EventObject,
 ): SnapshotFrom<M> {
-  return machine.transition(snapshot, event, inertScope(machine).scope) as SnapshotFrom<M>;
+  return machine.transition(snapshot, event, inertScope(machine)) as SnapshotFrom<M>;
 }
 
 /** The snapshot a machine starts in with `input`, executing nothing and starting no step. */
@@ -68,24 +51,31 @@ export function pureInitialSnapshot<M extends AnyStateMachine>(
   machine: M,
   input: InputFrom<M>,
 ): SnapshotFrom<M> {
-  return machine.getInitialSnapshot(inertScope(machine).scope, input) as SnapshotFrom<M>;
+  return machine.getInitialSnapshot(inertScope(machine), input) as SnapshotFrom<M>;
 }
 
 /**
  * Like `pureTransition`, and also the events the machine processed on the way, in order: the
  * given event first, then any it raised (a step's result raised as the domain event).
  */
-export function pureMacrostep<S extends AnyMachineSnapshot>(
-  machine: AnyStateMachine,
-  snapshot: S,
+export function pureMacrostep<M extends AnyStateMachine>(
+  machine: M,
+  snapshot: SnapshotFrom<M>,
   event: EventObject,
-): { snapshot: S; events: EventObject[] } {
-  const inert = inertScope(machine);
+): { snapshot: SnapshotFrom<M>; events: EventObject[] } {
+  const scope = inertScope(machine);
   const events: EventObject[] = [];
-  inert.recording = events;
+  // Every processed event, raised ones included, shows as a microstep of the scope's actor. The
+  // observer is there only during this call: while the system has one, xstate builds an
+  // inspection event for every microstep and actor, which `pureTransition` need not pay for.
+  const recording = scope.system.inspect({
+    next: (e) => {
+      if (e.type === '@xstate.microstep' && e.actorRef === scope.self) events.push(e.event);
+    },
+  });
   try {
-    return { snapshot: machine.transition(snapshot, event, inert.scope) as S, events };
+    return { snapshot: machine.transition(snapshot, event, scope) as SnapshotFrom<M>, events };
   } finally {
-    inert.recording = undefined;
+    recording.unsubscribe();
   }
 }

@@ -18,9 +18,9 @@ interface Waiting {
  * is atomic, so a group applies every transition in it or none. When ZooKeeper refuses a
  * group, nothing of it was written: each transition is then sent again on its own, so one
  * job's lost lock or moved status is that job's refusal alone (a group too large for one
- * request is sent the same way). A group whose answer is lost
- * (timeout, connection loss) rejects every member with that error, and each member settles its
- * own outcome as after any commit whose answer was lost.
+ * request is sent the same way). A group whose answer is lost (timeout, connection loss) rejects
+ * every member with that error, and each member settles its own outcome as after any commit
+ * whose answer was lost.
  */
 export class GroupCommit {
   private waiting: Waiting[] = [];
@@ -54,7 +54,7 @@ export class GroupCommit {
     this.groups++;
     this.transitions += group.length;
     try {
-      await this.zk.multi(group.length === 1 ? group[0]!.ops : group.flatMap((w) => w.ops));
+      await this.zk.multi(group.flatMap((w) => w.ops));
       for (const w of group) w.resolve();
     } catch (err) {
       // Refused (or too large to send as one): nothing was written, each goes alone.

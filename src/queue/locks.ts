@@ -54,10 +54,7 @@ function dropIfCreated(ctx: QueueContext, path: string, sessionId: string): void
     )
     .subscribe((event) => {
       if (event.state !== 'connected' || event.sessionId !== sessionId) return;
-      void (async () => {
-        const stat = await ctx.zk.exists(path);
-        if (stat?.ephemeralOwner === sessionId) await ctx.zk.delete(path, stat.version);
-      })().catch((err: unknown) =>
+      releaseLock(ctx, { path, sessionId }).catch((err: unknown) =>
         ctx.log.warn({ lock: path, err }, 'could not drop a lock whose creation went unanswered'),
       );
     });
