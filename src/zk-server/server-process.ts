@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, openSync, closeSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, openSync, closeSync, writeFileSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { findDistribution, type ZooKeeperDistribution } from './distribution.js';
 import { waitUntilServing } from './four-letter.js';
@@ -134,9 +134,14 @@ export class ServerProcess {
     this.child = undefined;
   }
 
-  /** Freezes the JVM (SIGSTOP): it keeps its sockets open but answers nothing. */
+  /**
+   * Freezes the JVM (SIGSTOP): it keeps its sockets open but answers nothing. Returns once every
+   * thread of it is stopped: the signal reaches a JVM's threads asynchronously, and one still
+   * running could answer a request sent just after (the watchdog test saw that about 1 run in 5).
+   */
   freeze(): void {
     this.signal('SIGSTOP');
+    if (this.currentPid !== undefined) waitUntilStopped(this.currentPid, 2000);
   }
 
   /** Resumes a frozen JVM (SIGCONT). */
@@ -196,4 +201,24 @@ export function createServerProcess(options: ServerProcessOptions): ServerProces
 export function attachServerProcess(options: ServerProcessOptions, pid: number): ServerProcess {
   const distribution = options.distribution ?? { java: 'java', classPath: '', origin: 'attached' };
   return new ServerProcess(options, distribution, pid);
+}
+
+/** Waits (blocking, up to `ms`) until /proc shows every thread of `pid` stopped; no-op without /proc. */
+function waitUntilStopped(pid: number, ms: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + ms;
+  while (Date.now() < until && !allThreadsStopped(pid)) Atomics.wait(pause, 0, 0, 2);
+}
+
+function allThreadsStopped(pid: number): boolean {
+  try {
+    return readdirSync(`/proc/${pid}/task`).every((task) => {
+      const stat = readFileSync(`/proc/${pid}/task/${task}/stat`, 'utf8');
+      // The state letter follows the command name, which is in parentheses and may hold spaces.
+      const state = stat.charAt(stat.lastIndexOf(')') + 2);
+      return state === 'T' || state === 't';
+    });
+  } catch {
+    return true; // no /proc (not Linux), or the process is gone: nothing to wait for
+  }
 }
