@@ -1,6 +1,13 @@
-import { jobWorkingStates, restoreJob, type JobEvent, type JobWorkingState } from '../../machines/index.js';
+import {
+  jobWorkingStates,
+  restoreJob,
+  type JobContext,
+  type JobEvent,
+  type JobState,
+  type JobWorkingState,
+} from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
-import { commitJobTransition, nextJobRecord } from '../queue/job-transition.js';
+import { commitJobTransition, nextJobRecord, plannedJobRecord } from '../queue/job-transition.js';
 import { loadJob } from '../queue/job-load.js';
 import { jobRef } from '../queue/paths.js';
 import { basename } from '../zk/index.js';
@@ -12,7 +19,7 @@ import { contextOfTraceparent } from '../telemetry/trace-context.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
-import { runMachineStep, StepAbortedError } from './step-runner.js';
+import { runMachineStepPlanned, StepAbortedError, type PlannedNext } from './step-runner.js';
 import { stepOfState, type StepWrites } from './steps.js';
 
 const JOB_ACTORS = Object.values(stepOfState);
@@ -78,9 +85,10 @@ async function stepAndCommit(
   let writes: StepWrites = {};
   const { machine, input } = restoreJob(job);
   let event: JobEvent;
+  let next: PlannedNext | undefined;
   const started = performance.now();
   try {
-    event = await runMachineStep<JobEvent>({
+    ({ event, next } = await runMachineStepPlanned<JobEvent>({
       machine,
       input,
       actorNames: JOB_ACTORS,
@@ -93,7 +101,7 @@ async function stepAndCommit(
           writes = output;
         return output;
       },
-    });
+    }));
   } catch (err) {
     await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
     if (!(err instanceof StepAbortedError)) throw err;
@@ -106,7 +114,7 @@ async function stepAndCommit(
     markFailed(span, event.message ?? event.type);
     deps.metrics?.stepFailed(job.status);
   }
-  const to = await commit(deps, acquired, event, writes);
+  const to = await commit(deps, acquired, event, writes, next);
   if (to) span.setAttribute(Attr.stateTo, to);
   if (to === 'completed') await cleanupCompleted(deps, acquired, log);
   return to;
@@ -128,10 +136,14 @@ async function commit(
   acquired: AcquiredJob,
   event: JobEvent,
   writes: StepWrites,
+  next?: PlannedNext,
   retried = false,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  const planned = nextJobRecord(job, event, writes);
+  // The step's pure run already evaluated the machine on this event: no second evaluation.
+  const planned = next
+    ? plannedJobRecord(job, next.value as JobState, next.context as JobContext, writes)
+    : nextJobRecord(job, event, writes);
   const handOver = handOverFor(deps, job, planned.status, planned.priority);
   try {
     const { job: next } = await commitJobTransition(deps.queue, acquired, event, {
@@ -204,7 +216,7 @@ async function settleCommit(
     if (keptLock) await releaseEventually(deps.queue, acquired.lock, deps.log);
     return expected.status;
   }
-  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, true);
+  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, undefined, true);
   await discard(deps, acquired, `commit outcome unknown (${outcome})`, err);
   return undefined;
 }

@@ -1,9 +1,8 @@
-import { pureInitialSnapshot, pureMacrostep } from '../../machines/index.js';
+import { pureMacrostep } from '../../machines/index.js';
 import {
   createActor,
   fromPromise,
   type AnyActorLogic,
-  type AnyActorRef,
   type AnyMachineSnapshot,
   type AnyStateMachine,
   type EventObject,
@@ -97,14 +96,35 @@ function machineRunning(
  * same event, from the same machine definition, for a fraction of the cost of an actor (an
  * actor system, child actors and their abort signals, for every step of every job).
  */
-export function runMachineStep<E extends EventObject>(options: RunStepOptions): Promise<E> {
-  return options.inspect ? runInActor(options) : runPure(options);
+export async function runMachineStep<E extends EventObject>(options: RunStepOptions): Promise<E> {
+  return (await runMachineStepPlanned<E>(options)).event;
 }
 
-async function runPure<E extends EventObject>(options: RunStepOptions): Promise<E> {
+/** Where the machine went on the step's event, and its context there (the record to commit). */
+export interface PlannedNext {
+  value: string;
+  context: unknown;
+}
+
+/**
+ * Like {@link runMachineStep}, and also where the machine went on the derived event when the
+ * step was evaluated purely (no inspector): the same snapshot a pure transition of the stored
+ * state on that event gives, so the commit need not evaluate the machine again.
+ */
+export function runMachineStepPlanned<E extends EventObject>(
+  options: RunStepOptions,
+): Promise<{ event: E; next?: PlannedNext }> {
+  return options.inspect ? runInActor<E>(options).then((event) => ({ event })) : runPure<E>(options);
+}
+
+async function runPure<E extends EventObject>(
+  options: RunStepOptions,
+): Promise<{ event: E; next?: PlannedNext }> {
   const { machine, actor, signal } = options;
   if (signal.aborted) throw new StepAbortedError(signal.reason);
-  const start = pureInitialSnapshot(machine, options.input);
+  // The stored state with its context (options.input is the restored context), without
+  // entering it: entering would create the invoked step's actor, which nothing here starts.
+  const start = machine.resolveState({ value: machine.config.initial as string, context: options.input });
   const invokeId = invokeIdOf(start, actor);
   let outcome: EventObject;
   try {
@@ -118,13 +138,18 @@ async function runPure<E extends EventObject>(options: RunStepOptions): Promise<
   if (snapshot.status === 'error') throw toError(snapshot.error);
   const domain = events.find(isDomainEvent);
   if (!domain) throw new Error(`the machine derived no event from the result of step ${actor}`);
-  return domain as E;
+  // An event the stored state does not accept leaves the snapshot where it was: no plan then,
+  // the commit asks the machine and refuses it with INVALID_TRANSITION.
+  const next: PlannedNext | undefined = start.can(domain)
+    ? { value: snapshot.value as string, context: snapshot.context as unknown }
+    : undefined;
+  return { event: domain as E, next };
 }
 
-/** The id the entered state invokes `src` under: the suffix of its done and error events. */
+/** The id the stored state invokes `src` under: the suffix of its done and error events. */
 function invokeIdOf(snapshot: AnyMachineSnapshot, src: string): string {
-  for (const [id, child] of Object.entries(snapshot.children as Record<string, AnyActorRef | undefined>))
-    if (child?.src === src) return id;
+  for (const node of snapshot._nodes)
+    for (const invoke of node.invoke) if (invoke.src === src) return invoke.id;
   throw new Error(`state ${JSON.stringify(snapshot.value)} does not invoke step ${src}`);
 }
 

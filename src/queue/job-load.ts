@@ -1,5 +1,5 @@
 import type { StoredJob } from '../../machines/index.js';
-import { isZkError, type ZkStat } from '../zk/index.js';
+import type { NodeData } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { jobChild, jobPath, type JobKey } from './paths.js';
@@ -17,18 +17,9 @@ export interface JobRecord extends StoredJob {
   inventory: JobInventory | undefined;
 }
 
-type Read = { data: Buffer | undefined; stat: ZkStat } | undefined;
+type Read = NodeData | undefined;
 
-async function read(ctx: QueueContext, jid: string, key: JobKey): Promise<Read> {
-  try {
-    return await ctx.zk.getData(jobChild(jid, key));
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return undefined;
-    throw err;
-  }
-}
-
-function required(jid: string, key: JobKey, value: Read): { data: Buffer | undefined; stat: ZkStat } {
+function required(jid: string, key: JobKey, value: Read): NodeData {
   if (!value) throw new QueueError('ITEM_INVALID', `${jobChild(jid, key)} is missing`, jobPath(jid));
   return value;
 }
@@ -54,8 +45,9 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     'metadata',
     'inventory',
   ];
+  // One request (multiRead) for all of them: a job is read at every first acquire.
   const [status, bid, configuration, priority, spaceNeeded, identifiers, metadata, inventory] =
-    await Promise.all(keys.map((key) => read(ctx, jid, key)));
+    await ctx.zk.getDataMany(keys.map((key) => jobChild(jid, key)));
   if (!status && !bid && !configuration && !(await ctx.zk.exists(jobPath(jid)))) {
     throw new QueueError('NOT_FOUND', `job ${jid} does not exist`, jobPath(jid));
   }

@@ -1,4 +1,4 @@
-import { nextJobState, type JobEvent } from '../../machines/index.js';
+import { nextJobState, type JobContext, type JobEvent, type JobState } from '../../machines/index.js';
 import { ZkTransactionError, type Op } from '../zk/index.js';
 import { batchFolderForJob } from './batch-jobs.js';
 import type { QueueContext } from './context.js';
@@ -80,10 +80,23 @@ export function nextJobRecord(job: JobRecord, event: JobEvent, options: JobCommi
   const result = nextJobState(job, event);
   if (!result.ok)
     throw new QueueError('INVALID_TRANSITION', `job ${job.jobId}: ${result.message}`, jobPath(job.jobId));
+  return plannedJobRecord(job, result.to, result.context, options);
+}
+
+/**
+ * The job after a transition the machine has already evaluated (its target and context there),
+ * with what the step wrote: for a step whose pure run planned it (`runMachineStepPlanned`).
+ */
+export function plannedJobRecord(
+  job: JobRecord,
+  to: JobState,
+  context: JobContext,
+  options: JobCommitOptions = {},
+): JobRecord {
   return {
     ...job,
-    ...result.context,
-    status: result.to,
+    ...context,
+    status: to,
     statusVersion: job.statusVersion + 1,
     identifiers: options.identifiers ?? job.identifiers,
     inventory: options.inventory ?? job.inventory,

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
 import { WatcherAdapters, aclFor, toData, toLibMode, toZkStat } from './convert.js';
-import { ZkError, describeRequest, isZkError } from './errors.js';
-import type { LibClient, LibStat } from './library.js';
+import { ZkError, describeRequest, isZkError, kindOfServerCode } from './errors.js';
+import { LIB_OP_ERROR, multiReadData, type LibClient, type LibStat, type RawReadResult } from './library.js';
 import { assertRequestFits } from './limits.js';
 import { addOps, interpretResults, validateOps, type RawOpResult } from './multi.js';
 import { pathPrefixes, validatePath } from './paths.js';
@@ -11,6 +11,25 @@ import type { Done } from './requests.js';
 import { endFailed, requestSpan } from './tracing.js';
 import type { Session } from './session.js';
 import type { CreateMode, Op, OpResult, SessionEvent, WatchCallback, ZkStat } from './types.js';
+
+/** A node's data (undefined when it has none) and stat. */
+export interface NodeData {
+  data: Buffer | undefined;
+  stat: ZkStat;
+}
+
+function readResult(path: string, raw: RawReadResult | undefined): NodeData | undefined {
+  if (!raw)
+    throw new ZkError('UNKNOWN', { operation: 'multiRead', path, message: `multiRead ${path}: no result` });
+  if (raw.type === LIB_OP_ERROR) {
+    const kind = kindOfServerCode(raw.err ?? 0);
+    if (kind === 'NO_NODE') return undefined;
+    throw new ZkError(kind, { operation: 'multiRead', path });
+  }
+  if (!raw.stat)
+    throw new ZkError('UNKNOWN', { operation: 'multiRead', path, message: `multiRead ${path}: no stat` });
+  return { data: raw.data ?? undefined, stat: toZkStat(raw.stat) };
+}
 
 /** Settings a ZkClient applies to each request. */
 export interface RequestSettings {
@@ -83,6 +102,45 @@ export class ZkClient {
       else zk.getData(path, callback);
     });
     return { data, stat: toZkStat(stat) };
+  }
+
+  /**
+   * Reads several nodes in one request (ZooKeeper 3.6+ multiRead): one result per path, in
+   * order, undefined for a node that does not exist. Any other failure of one read (NO_AUTH…)
+   * rejects the whole call, naming that path. Against a server without multiRead (older than
+   * 3.6) the nodes are read one request each, and this client stops trying multiRead.
+   */
+  async getDataMany(paths: readonly string[]): Promise<Array<NodeData | undefined>> {
+    if (paths.length === 0) return [];
+    if (this.multiReadMissing) return Promise.all(paths.map((path) => this.getDataIfExists(path)));
+    const raw = await this.call<RawReadResult[] | null>('multiRead', undefined, (zk, done) => {
+      for (const path of paths) validatePath(path, 'multiRead');
+      assertRequestFits(
+        'multiRead',
+        paths.map((path) => ({ path, data: undefined })),
+        this.settings.chroot,
+      );
+      multiReadData(zk, paths, done);
+    });
+    if (raw === null) {
+      this.multiReadMissing = true;
+      this.settings.log.warn(
+        'the ZooKeeper server has no multiRead (older than 3.6): reading nodes one by one',
+      );
+      return this.getDataMany(paths);
+    }
+    return paths.map((path, i) => readResult(path, raw[i]));
+  }
+
+  private multiReadMissing = false;
+
+  private async getDataIfExists(path: string): Promise<NodeData | undefined> {
+    try {
+      return await this.getData(path);
+    } catch (err) {
+      if (isZkError(err, 'NO_NODE')) return undefined;
+      throw err;
+    }
   }
 
   /** Sets data if `version` matches (-1 or undefined: any). `null` stores empty data. */

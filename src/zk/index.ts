@@ -2,7 +2,7 @@
  * The ZooKeeper port: the only module that talks to node-zookeeper-client (DESIGN.md §5, §6).
  */
 export { connectZk } from './connect.js';
-export { ZkClient } from './client.js';
+export { ZkClient, type NodeData } from './client.js';
 export {
   ZkError,
   ZkTransactionError,

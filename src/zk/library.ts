@@ -2,6 +2,7 @@
  * The one file that imports node-zookeeper-client, and the only one that reaches into its
  * internals (the library is pinned at 1.1.3 and patched; see DESIGN.md §6).
  */
+import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import zookeeper from 'node-zookeeper-client';
 import type { Client, Event, Stat, Transaction, State } from 'node-zookeeper-client';
@@ -98,4 +99,65 @@ export function libraryKnowsCode(code: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The library's wire-protocol classes (not part of its typed API). */
+interface Jute {
+  OP_CODES: Record<string, number>;
+  protocol: { RequestHeader: new () => { type: number } };
+  TransactionRequest: new (ops: ReadonlyArray<{ type: number; path: string }>) => unknown;
+  Request: new (header: unknown, payload: unknown) => unknown;
+}
+
+const jute = createRequire(import.meta.url)('node-zookeeper-client/lib/jute/index.js') as Jute;
+
+/** ZooKeeper's multiRead op code (3.6+), added to the library by the patch. */
+const MULTI_READ = jute.OP_CODES['MULTI_READ'];
+const GET_DATA = jute.OP_CODES['GET_DATA'] as number;
+/** The library's op type of a failed op inside a multi. */
+export const LIB_OP_ERROR = jute.OP_CODES['ERROR'] as number;
+/** ZooKeeper's UNIMPLEMENTED: the patched library's answer when a server does not know multiRead. */
+const UNIMPLEMENTED = -6;
+
+/** True when the patch that adds multiRead to the library is applied. */
+export function libraryHasMultiRead(): boolean {
+  return MULTI_READ === 22;
+}
+
+/** One getData of a multiRead: data and stat, or (type LIB_OP_ERROR) the server's error code. */
+export interface RawReadResult {
+  type: number;
+  data?: Buffer | null;
+  stat?: LibStat;
+  err?: number;
+}
+
+interface QueueingManager {
+  queue(
+    request: unknown,
+    callback: (err: unknown, response?: { payload?: { results?: unknown } }) => void,
+  ): void;
+}
+
+/**
+ * Sends one multiRead (ZooKeeper 3.6+) of getData requests without watches. Each read succeeds
+ * or fails on its own (a missing node is an error result, not a failed request). Calls back
+ * with `null` results when the server does not implement multiRead.
+ */
+export function multiReadData(
+  client: LibClient,
+  paths: readonly string[],
+  done: (err: unknown, results?: RawReadResult[] | null) => void,
+): void {
+  const manager = internals(client) as unknown as QueueingManager;
+  const header = new jute.protocol.RequestHeader();
+  header.type = MULTI_READ as number;
+  const payload = new jute.TransactionRequest(paths.map((path) => ({ type: GET_DATA, path })));
+  manager.queue(new jute.Request(header, payload), (err, response) => {
+    if ((err as { code?: unknown } | null)?.code === UNIMPLEMENTED) return done(undefined, null);
+    if (err) return done(err);
+    const results = response?.payload?.results;
+    if (Array.isArray(results)) done(undefined, results as RawReadResult[]);
+    else done(new Error('multiRead answered without results'));
+  });
 }

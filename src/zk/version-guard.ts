@@ -1,5 +1,5 @@
 import { ZkError } from './errors.js';
-import { createLibClient, queuedOps, type LibTransaction } from './library.js';
+import { createLibClient, libraryHasMultiRead, queuedOps, type LibTransaction } from './library.js';
 
 /**
  * Throws unless a transaction built by `makeTransaction` keeps an expected version of 0.
@@ -33,5 +33,12 @@ export function guardInstalledLibrary(): void {
     auth: undefined,
   });
   assertVersionZeroHonoured(() => probe.transaction());
+  if (!libraryHasMultiRead()) {
+    throw new ZkError('SYSTEM_ERROR', {
+      message:
+        'node-zookeeper-client has no multiRead: apply patches/node-zookeeper-client+1.1.3.patch ' +
+        '(npm install runs patch-package).',
+    });
+  }
   checked = true;
 }

@@ -7,7 +7,8 @@ import {
   restoreJob,
   type JobWorkingState,
 } from '../../../machines/index.js';
-import { runMachineStep, StepAbortedError } from '../../../src/engine/step-runner.js';
+import { nextState } from '../../../machines/next-state.js';
+import { runMachineStep, runMachineStepPlanned, StepAbortedError } from '../../../src/engine/step-runner.js';
 import { stepOfState } from '../../../src/engine/steps.js';
 import { storedAccess, storedBatch, storedJob } from '../machines/fixtures.js';
 
@@ -117,6 +118,41 @@ describe('a step run without an inspector (a pure transition) and as a live acto
     expect((pure as { type: string }).type).not.toMatch(/^xstate\./);
     // The live run is the one the Stately inspector sees.
     expect(inspected).toContain('@xstate.microstep');
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))(
+    'plan where the stored state goes on that event, as a pure transition does: %s',
+    async (_name, c) => {
+      const { outcome } = c;
+      const { event, next } = await runMachineStepPlanned({
+        machine: c.machine,
+        input: c.input,
+        actorNames: c.actorNames,
+        actor: c.actor,
+        signal: new AbortController().signal,
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        run: () => ('output' in outcome ? Promise.resolve(outcome.output) : Promise.reject(outcome.error)),
+      });
+      const from = c.machine.config.initial as string;
+      const expected = nextState('item', c.machine, from, c.input, event);
+      expect(expected.ok).toBe(true);
+      if (!expected.ok) return;
+      expect(next).toEqual({ value: expected.to, context: expected.context });
+    },
+  );
+
+  it('plans nothing with an inspector: the live actor only derives the event', async () => {
+    const c = cases[0]!;
+    const { next } = await runMachineStepPlanned({
+      machine: c.machine,
+      input: c.input,
+      actorNames: c.actorNames,
+      actor: c.actor,
+      signal: new AbortController().signal,
+      inspect: { next: () => undefined },
+      run: () => Promise.resolve({ spaceNeeded: 1 }),
+    });
+    expect(next).toBeUndefined();
   });
 
   it('covers every job state that runs a step', () => {

@@ -1,0 +1,70 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ZkError, type ZkClient } from '../../../src/zk/index.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+
+const chroot = useZkChroot();
+let zk: ZkClient;
+
+beforeAll(async () => {
+  zk = await chroot.connect();
+});
+
+describe('getDataMany (one multiRead request)', () => {
+  it('reads every node in order, with the same data and stat as getData, missing ones as undefined', async () => {
+    await zk.mkdirp('/m/job');
+    await zk.create('/m/job/status', '{"status":"pending"}');
+    await zk.setData('/m/job/status', '{"status":"estimating"}');
+    await zk.create('/m/job/empty');
+    await zk.create('/m/job/bytes', Buffer.from([0, 1, 2, 255]));
+
+    const paths = ['/m/job/status', '/m/job/absent', '/m/job/empty', '/m/job/bytes', '/m/gone/deeper'];
+    const many = await zk.getDataMany(paths);
+
+    expect(many).toHaveLength(5);
+    expect(many[0]?.data?.toString()).toBe('{"status":"estimating"}');
+    expect(many[0]?.stat.version).toBe(1);
+    expect(many[1]).toBeUndefined();
+    expect(many[4]).toBeUndefined();
+    expect(many[3]?.data).toEqual(Buffer.from([0, 1, 2, 255]));
+    // Exactly what getData answers for each existing node, stat included.
+    for (const index of [0, 2, 3]) expect(many[index]).toEqual(await zk.getData(paths[index]!));
+  });
+
+  it('counts as one request, and an empty list sends none', async () => {
+    await zk.mkdirp('/count');
+    const paths = Array.from({ length: 8 }, (_, i) => `/count/n${i}`);
+    for (const path of paths) await zk.create(path, path);
+    const seen: string[] = [];
+    zk.observeRequests((operation) => seen.push(operation));
+    try {
+      const many = await zk.getDataMany(paths);
+      expect(many.map((node) => node?.data?.toString())).toEqual(paths);
+      expect(await zk.getDataMany([])).toEqual([]);
+    } finally {
+      zk.observeRequests(undefined);
+    }
+    expect(seen).toEqual(['multiRead']);
+  });
+
+  it('a read the server refuses (NO_AUTH) rejects the call, naming that node', async () => {
+    const owner = await chroot.connect({
+      auth: { scheme: 'digest', credentials: 'bob:secret' },
+      acl: 'creator',
+    });
+    await owner.create('/private', 'for bob only');
+    await zk.create('/public', 'anyone');
+
+    const failure = await zk.getDataMany(['/public', '/private']).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(failure).toBeInstanceOf(ZkError);
+    expect(failure).toMatchObject({ code: 'ZK_NO_AUTH', path: '/private' });
+    // The session is still usable afterwards.
+    expect((await zk.getDataMany(['/public']))[0]?.data?.toString()).toBe('anyone');
+  });
+
+  it('refuses a bad path before sending anything', async () => {
+    await expect(zk.getDataMany(['/ok', 'relative'])).rejects.toMatchObject({ code: 'ZK_BAD_ARGUMENTS' });
+  });
+});
