@@ -104,13 +104,14 @@ export async function startService(config: Config, options: ServiceOptions, log:
           profiles: await loadProfiles(config.ingest.profilesDir),
         }
       : await createIngestSteps(config.ingest, queue);
+  const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
   const engine = new Engine(
     {
       queue,
       jobSteps: steps.jobSteps,
       batchSteps: steps.batchSteps,
       accessSteps: steps.accessSteps,
-      ledger: countingLedger(options.ledgerFile ? fileLedger(options.ledgerFile) : noLedger, metrics),
+      ledger: countingLedger(ledgerFile ?? noLedger, metrics),
       metrics,
       log: log.child({ component: 'engine' }),
       inspect: inspector?.inspect,
@@ -164,6 +165,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
     async stop(graceMs = 10_000) {
       await api?.close();
       await engine.stop(graceMs);
+      ledgerFile?.close();
       await registration.close();
       await steps.close?.();
       session.unsubscribe();

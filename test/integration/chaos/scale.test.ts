@@ -8,6 +8,7 @@ import { loadBatch } from '../../../src/queue/batch-load.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
+import type { LedgerLine } from '../../support/chaos/ledger-check.js';
 import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';
 import { queueContext } from '../../support/queue-context.js';
@@ -19,6 +20,34 @@ const profile = chaosProfile();
 
 /** The issue's bound on an engine's resident memory (benchmark issue: 100,000 pending jobs). */
 const RSS_LIMIT_MB = 300;
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * Where the run's time went, from the ledger: submission to the end of expansion, the first job
+ * transition to the last job's completion, and that to the batch's report committed.
+ */
+function phaseSeconds(ledger: readonly LedgerLine[], bid: string, submittedAt: number) {
+  const commits = ledger.filter((line) => line.kind === 'commit');
+  const expanded = commits.find((line) => line.item === bid && line.event === 'expand.done');
+  let firstJob = Infinity;
+  let lastJob = -Infinity;
+  for (const line of commits) {
+    if (!line.item.startsWith('jid')) continue;
+    firstJob = Math.min(firstJob, line.t);
+    lastJob = Math.max(lastJob, line.t);
+  }
+  const reported = commits.find(
+    (line) => line.item === bid && (line.to === 'completed' || line.to === 'failed'),
+  );
+  if (!expanded || !reported || !Number.isFinite(firstJob))
+    throw new Error('the ledger lacks the expansion, the jobs or the report');
+  return {
+    expand: (expanded.t - submittedAt) / 1000,
+    jobs: (lastJob - firstJob) / 1000,
+    report: (reported.t - lastJob) / 1000,
+  };
+}
 
 describe('chaos 7, resource limits: one very large batch, expanded, run, reported and cleaned up', () => {
   let ctx: QueueContext;
@@ -42,6 +71,7 @@ describe('chaos 7, resource limits: one very large batch, expanded, run, reporte
       const jobs = profile.size(1500, 50_000);
       cluster = new EngineCluster(() => chroot.connectString(), join(dir, 'ledger.jsonl'));
       await cluster.start(2);
+      const submittedAt = Date.now();
       const { bid } = await createBatch(ctx, {
         profile_name: 'p',
         submitter: 'chaos',
@@ -59,13 +89,22 @@ describe('chaos 7, resource limits: one very large batch, expanded, run, reporte
       }
       const runSeconds = (Date.now() - startedAt) / 1000;
       expect(await cluster.stopAll()).toEqual([0, 0]);
+      const phases = phaseSeconds(cluster.ledger(), bid, submittedAt);
       await finishScenario({
         scenario: 'scale',
         profile,
         ctx,
         batches: [{ bid, jobs }],
         ledger: cluster.ledger(),
-        counts: { engines: 2, peak_rss_mb: Math.round(peakRss), run_s: Math.round(runSeconds) },
+        counts: {
+          engines: 2,
+          peak_rss_mb: Math.round(peakRss),
+          run_s: Math.round(runSeconds),
+          expand_s: round1(phases.expand),
+          jobs_s: round1(phases.jobs),
+          jobs_per_s: Math.round(jobs / phases.jobs),
+          report_s: round1(phases.report),
+        },
         startedAt,
       });
       expect(peakRss).toBeLessThan(RSS_LIMIT_MB);

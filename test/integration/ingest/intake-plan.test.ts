@@ -118,14 +118,20 @@ describe('planning a job: estimating and provisioning', () => {
     const disk = (freeBlocks: number): SpaceStats => ({ bsize: 1024, blocks: 1000, bavail: freeBlocks });
 
     it('proceeds and creates the working directory while the disk stays under the threshold', async () => {
-      const provision = createProvisionStep({ settings, statfs: () => Promise.resolve(disk(500)) });
+      const provision = createProvisionStep({
+        settings: { ...settings, maxUsedFraction: 0.7 },
+        statfs: () => Promise.resolve(disk(500)),
+      });
       const job = jobRecordOf({}, { spaceNeeded: 100 * 1024 });
       expect(await provision(args(job))).toEqual({ hasSpace: true });
       expect(existsSync(workDirOf(settings.workRoot, job.batchId, job.jobId))).toBe(true);
     });
 
     it('holds a job that would fill the disk above the threshold, saying needed, free and limit', async () => {
-      const provision = createProvisionStep({ settings, statfs: () => Promise.resolve(disk(500)) });
+      const provision = createProvisionStep({
+        settings: { ...settings, maxUsedFraction: 0.7 },
+        statfs: () => Promise.resolve(disk(500)),
+      });
       const job = jobRecordOf({}, { spaceNeeded: 300 * 1024 });
       const result = await provision(args(job));
       expect(result.hasSpace).toBe(false);
