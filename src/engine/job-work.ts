@@ -131,6 +131,18 @@ function handOverFor(
   return deps.handOver(next, basename(jobRef(next, priority, job.jobId)));
 }
 
+/** The job after `event`: from the step's plan when its pure run made one (no second evaluation of the machine). */
+function plannedOrNext(
+  job: AcquiredJob['job'],
+  event: JobEvent,
+  writes: StepWrites,
+  next: PlannedNext | undefined,
+): AcquiredJob['job'] {
+  return next
+    ? plannedJobRecord(job, next.value as JobState, next.context as JobContext, writes)
+    : nextJobRecord(job, event, writes);
+}
+
 async function commit(
   deps: EngineDeps,
   acquired: AcquiredJob,
@@ -140,10 +152,7 @@ async function commit(
   retried = false,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  // The step's pure run already evaluated the machine on this event: no second evaluation.
-  const planned = next
-    ? plannedJobRecord(job, next.value as JobState, next.context as JobContext, writes)
-    : nextJobRecord(job, event, writes);
+  const planned = plannedOrNext(job, event, writes, next);
   const handOver = handOverFor(deps, job, planned.status, planned.priority);
   try {
     const { job: next } = await commitJobTransition(deps.queue, acquired, event, {
@@ -179,7 +188,7 @@ async function commit(
       return undefined;
     }
     if (isIndeterminate(err))
-      return settleCommit(deps, acquired, event, writes, retried, err, handOver !== undefined);
+      return settleCommit(deps, acquired, event, writes, retried, err, handOver !== undefined, next);
     await discard(deps, acquired, 'commit error', err);
     throw err;
   }
@@ -194,9 +203,10 @@ async function settleCommit(
   retried: boolean,
   err: unknown,
   keptLock: boolean,
+  next: PlannedNext | undefined,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  const expected = nextJobRecord(job, event, writes);
+  const expected = plannedOrNext(job, event, writes, next);
   const outcome = await settle(deps.queue.zk, () => loadJob(deps.queue, job.jobId), {
     status: expected.status,
     fromVersion: job.statusVersion,
@@ -216,7 +226,7 @@ async function settleCommit(
     if (keptLock) await releaseEventually(deps.queue, acquired.lock, deps.log);
     return expected.status;
   }
-  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, undefined, true);
+  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, next, true);
   await discard(deps, acquired, `commit outcome unknown (${outcome})`, err);
   return undefined;
 }

@@ -1,5 +1,4 @@
 import type { StoredBatch } from '../../machines/index.js';
-import { isZkError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { batchChild, batchPath } from './paths.js';
@@ -25,21 +24,13 @@ export function batchTraceparent(batch: BatchRecord): string | undefined {
   return batch.submission.traceparent ?? batch.traceparent;
 }
 
-async function readOptional(ctx: QueueContext, path: string) {
-  try {
-    return await ctx.zk.getData(path);
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return undefined;
-    throw err;
-  }
-}
-
 /** Reads a batch: NOT_FOUND when it does not exist, ITEM_INVALID naming the node when it is unreadable. */
 export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRecord> {
-  const [status, submission, states] = await Promise.all([
-    readOptional(ctx, batchChild(bid, 'status')),
-    readOptional(ctx, batchChild(bid, 'submission')),
-    ctx.zk.exists(batchChild(bid, 'states')),
+  // One request (multiRead) for the three nodes; `states` is read only for whether it exists.
+  const [status, submission, states] = await ctx.zk.getDataMany([
+    batchChild(bid, 'status'),
+    batchChild(bid, 'submission'),
+    batchChild(bid, 'states'),
   ]);
   if (!status) {
     if (!(await ctx.zk.exists(batchPath(bid))))

@@ -8,7 +8,12 @@ import {
   type JobWorkingState,
 } from '../../../machines/index.js';
 import { nextState } from '../../../machines/next-state.js';
-import { runMachineStep, runMachineStepPlanned, StepAbortedError } from '../../../src/engine/step-runner.js';
+import {
+  runMachineStep,
+  runMachineStepPlanned,
+  StepAbortedError,
+  type RunStepOptions,
+} from '../../../src/engine/step-runner.js';
 import { stepOfState } from '../../../src/engine/steps.js';
 import { storedAccess, storedBatch, storedJob } from '../machines/fixtures.js';
 
@@ -80,17 +85,16 @@ const cases: Case[] = [
   })),
 ];
 
-/** Runs the case's step through `runMachineStep`; `step` replaces the case's outcome. */
-function runStep(
-  c: Case,
-  options: {
-    inspect?: (event: InspectionEvent) => void;
-    signal?: AbortSignal;
-    step?: (signal: AbortSignal) => Promise<unknown>;
-  } = {},
-): Promise<unknown> {
+interface StepRunOptions {
+  inspect?: (event: InspectionEvent) => void;
+  signal?: AbortSignal;
+  step?: (signal: AbortSignal) => Promise<unknown>;
+}
+
+/** What the runner is given for the case's step; `step` replaces the case's outcome. */
+function stepOptions(c: Case, options: StepRunOptions = {}): RunStepOptions {
   const { outcome } = c;
-  return runMachineStep({
+  return {
     machine: c.machine,
     input: c.input,
     actorNames: c.actorNames,
@@ -102,8 +106,19 @@ function runStep(
       // A step may throw what is not an Error (a string): the machine must map that too.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       (() => ('output' in outcome ? Promise.resolve(outcome.output) : Promise.reject(outcome.error))),
-  });
+  };
 }
+
+/** Runs the case's step through `runMachineStep`. */
+function runStep(c: Case, options: StepRunOptions = {}): Promise<unknown> {
+  return runMachineStep(stepOptions(c, options));
+}
+
+/** Both ways a step runs: purely, and as a live actor (an inspector attached). */
+const modes = [
+  ['pure', undefined],
+  ['live', () => undefined],
+] as const;
 
 function run(c: Case, inspect?: (event: InspectionEvent) => void): Promise<unknown> {
   return runStep(c, { inspect });
@@ -123,16 +138,7 @@ describe('a step run without an inspector (a pure transition) and as a live acto
   it.each(cases.map((c) => [c.name, c] as const))(
     'plan where the stored state goes on that event, as a pure transition does: %s',
     async (_name, c) => {
-      const { outcome } = c;
-      const { event, next } = await runMachineStepPlanned({
-        machine: c.machine,
-        input: c.input,
-        actorNames: c.actorNames,
-        actor: c.actor,
-        signal: new AbortController().signal,
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-        run: () => ('output' in outcome ? Promise.resolve(outcome.output) : Promise.reject(outcome.error)),
-      });
+      const { event, next } = await runMachineStepPlanned(stepOptions(c));
       const from = c.machine.config.initial as string;
       const expected = nextState('item', c.machine, from, c.input, event);
       expect(expected.ok).toBe(true);
@@ -143,15 +149,7 @@ describe('a step run without an inspector (a pure transition) and as a live acto
 
   it('plans nothing with an inspector: the live actor only derives the event', async () => {
     const c = cases[0]!;
-    const { next } = await runMachineStepPlanned({
-      machine: c.machine,
-      input: c.input,
-      actorNames: c.actorNames,
-      actor: c.actor,
-      signal: new AbortController().signal,
-      inspect: { next: () => undefined },
-      run: () => Promise.resolve({ spaceNeeded: 1 }),
-    });
+    const { next } = await runMachineStepPlanned(stepOptions(c, { inspect: () => undefined }));
     expect(next).toBeUndefined();
   });
 
@@ -162,10 +160,7 @@ describe('a step run without an inspector (a pure transition) and as a live acto
     expect([...states].sort()).toEqual(Object.keys(stepOfState).sort());
   });
 
-  it.each([
-    ['pure', undefined],
-    ['live', () => undefined],
-  ] as const)(
+  it.each(modes)(
     '%s: a missing step implementation is a wiring error, never a failed job',
     async (_name, inspect) => {
       const c = cases.find((x) => x.name.startsWith('job downloading'))!;
@@ -174,10 +169,7 @@ describe('a step run without an inspector (a pure transition) and as a live acto
     },
   );
 
-  it.each([
-    ['pure', undefined],
-    ['live', () => undefined],
-  ] as const)(
+  it.each(modes)(
     '%s: an abort ends the run at once, though the step ignores its signal',
     async (_name, inspect) => {
       const c = cases[0]!;
