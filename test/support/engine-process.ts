@@ -32,13 +32,21 @@ export async function startEngineProcess(
   let out = '';
   proc.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   proc.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // 'close', not 'exit': by then stdout and stderr are drained, so `out` holds the last lines.
   const exited = new Promise<number | string>((resolve) =>
-    proc.once('exit', (code, sig) => resolve(code ?? sig ?? -1)),
+    proc.once('close', (code, sig) => resolve(code ?? sig ?? -1)),
   );
   const started = Date.now();
   while (!out.includes('"msg":"service running')) {
-    if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`engine exited early:\n${out}`);
-    if (Date.now() - started > 30_000) throw new Error(`engine did not start within 30 s:\n${out}`);
+    if (proc.exitCode !== null || proc.signalCode !== null) {
+      await exited; // its last lines say why
+      throw new Error(`engine exited early:\n${out}`);
+    }
+    if (Date.now() - started > 30_000) {
+      // Nobody will stop an engine the caller never got: it would take a later test's work.
+      proc.kill('SIGKILL');
+      throw new Error(`engine did not start within 30 s:\n${out}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return {

@@ -21,16 +21,23 @@ const SESSION_TIMEOUT_MS = 4000;
 
 describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and restarted while engines work', () => {
   let zk: ChaosEnsemble;
+  // Kept, so that afterAll stops the ensemble even when beforeAll timed out while it was starting.
+  let starting: Promise<ChaosEnsemble> | undefined;
   let dir: string;
   let cluster: EngineCluster | undefined;
 
+  // Three members start together, each allowed 60 s to become ready.
   beforeAll(async () => {
-    zk = await startChaosEnsemble('failover');
     dir = mkdtempSync(join(tmpdir(), 'chaos-failover-'));
-  });
+    starting = startChaosEnsemble('failover');
+    zk = await starting;
+  }, 120_000);
   afterAll(async () => {
     cluster?.killAll();
-    await zk?.stop();
+    await starting?.then(
+      (ensemble) => ensemble.stop(),
+      () => undefined,
+    );
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
@@ -23,6 +23,10 @@ describe('mrtq watch', () => {
         env: { ...process.env, ZK_CONNECT: '' },
       },
     );
+    // A test that fails part way must not leave it running (a no-op once it has exited).
+    onTestFinished(() => {
+      watch.kill();
+    });
     let out = '';
     let err = '';
     watch.stdout.on('data', (c: Buffer) => (out += c.toString()));

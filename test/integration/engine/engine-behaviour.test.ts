@@ -87,6 +87,7 @@ describe('engine behaviour', () => {
       },
       { provisioningIntervalMs: 400 },
     );
+    const submittedAt = Date.now();
     const { bid } = await createBatch(ctx, {
       profile_name: 'p',
       submitter: 's',
@@ -99,10 +100,14 @@ describe('engine behaviour', () => {
       30_000,
     );
     expect(waiting).toHaveLength(2);
-    await sleep(1200);
     // Evaluated on arrival and at each re-evaluation (every 400 ms here), not in a loop.
-    expect(calls).toBeGreaterThanOrEqual(4);
-    expect(calls).toBeLessThanOrEqual(2 * 6);
+    await eventually(
+      () => calls,
+      (n) => n >= 4,
+      10_000,
+    );
+    const intervals = Math.ceil((Date.now() - submittedAt) / 400);
+    expect(calls).toBeLessThanOrEqual(2 * (2 + intervals));
     const job = JSON.parse(
       (await ctx.zk.getData(`/jobs/${waiting[0]!.slice(3)}/status`)).data!.toString(),
     ) as {

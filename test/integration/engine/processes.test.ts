@@ -70,7 +70,9 @@ describe('engine processes sharing one ZooKeeper', () => {
 
   it('three processes complete 500 jobs, each step of each job committed once, the batch reported once', async () => {
     const ledger = join(dir, 'three.jsonl');
-    await Promise.all([engine(ledger), engine(ledger), engine(ledger)]);
+    // All settled before failing: an engine that started after another failed is then in `running`.
+    const starts = await Promise.allSettled([engine(ledger), engine(ledger), engine(ledger)]);
+    for (const start of starts) if (start.status === 'rejected') throw start.reason;
     const { bid } = await createBatch(ctx, {
       profile_name: 'p',
       submitter: 's',
@@ -100,8 +102,11 @@ describe('engine processes sharing one ZooKeeper', () => {
 
   it('kill -9 of the process running a step: another process runs that step again and finishes the job', async () => {
     const ledger = join(dir, 'kill.jsonl');
-    const env = { ZK_SESSION_TIMEOUT_MS: '2000' };
-    const victim = await engine(ledger, ['--step-delay', '1500', '--limit', '1'], env);
+    // Steps long enough for the kill to land inside one on a slow machine; a short session, so that the
+    // rescuer gets the job soon after.
+    const victim = await engine(ledger, ['--step-delay', '5000', '--limit', '1'], {
+      ZK_SESSION_TIMEOUT_MS: '2000',
+    });
     const { bid } = await createBatch(ctx, {
       profile_name: 'p',
       submitter: 's',
@@ -119,7 +124,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     );
     victim.signal('SIGKILL');
     await victim.exited;
-    const rescuer = await engine(ledger, ['--step-delay', '50'], env);
+    const rescuer = await engine(ledger, ['--step-delay', '50']);
     const batch = await batchCompleted(bid, 30_000);
     expect(batch.status).toBe('completed');
     const entries = readLedger(ledger).filter((e) => e.item === started!.item && e.state === 'downloading');
@@ -130,8 +135,11 @@ describe('engine processes sharing one ZooKeeper', () => {
 
   it('a session that expires mid-step cannot commit; the job is finished by another process', async () => {
     const ledger = join(dir, 'freeze.jsonl');
-    const env = { ZK_SESSION_TIMEOUT_MS: '2000' };
-    const frozen = await engine(ledger, ['--step-delay', '1500', '--limit', '1'], env);
+    // Steps long enough for the freeze to land inside one on a slow machine; a session that expires while
+    // the process is frozen.
+    const frozen = await engine(ledger, ['--step-delay', '5000', '--limit', '1'], {
+      ZK_SESSION_TIMEOUT_MS: '2000',
+    });
     const { bid } = await createBatch(ctx, {
       profile_name: 'p',
       submitter: 's',
@@ -147,7 +155,7 @@ describe('engine processes sharing one ZooKeeper', () => {
       30_000,
     );
     frozen.signal('SIGSTOP');
-    const other = await engine(ledger, ['--step-delay', '50'], env);
+    const other = await engine(ledger, ['--step-delay', '50']);
     const job = await eventually(
       () => loadJob(ctx, started!.item),
       (j) => j.status === 'completed',
@@ -156,7 +164,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     );
     expect(job.status).toBe('completed');
     frozen.signal('SIGCONT');
-    // Give the thawed process time to finish its stale step and try to commit it.
+    // Give the thawed process time to drop its stale step (aborted on session loss, or commit refused).
     await eventually(
       () =>
         readLedger(ledger).filter(

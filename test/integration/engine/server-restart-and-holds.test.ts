@@ -29,14 +29,15 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
   beforeAll(async () => {
     server = await startPrivateServer();
     dir = mkdtempSync(join(tmpdir(), 'mrtq-restart-'));
+    // Sessions that outlast a JVM restart on a busy 2-core box (the server allows up to 24 s).
     ctx = queueContext(
-      await connectZk({ connectString: server.server.connectString, sessionTimeoutMs: 10_000 }),
+      await connectZk({ connectString: server.server.connectString, sessionTimeoutMs: 20_000 }),
     );
     await ensureQueueTree(ctx.zk);
     engine = await startEngineProcess(
       server.server.connectString,
       ['--ledger', ledger(), '--sweep', '0', '--step-delay', '20', '--limit', '2'],
-      { ZK_SESSION_TIMEOUT_MS: '10000' },
+      { ZK_SESSION_TIMEOUT_MS: '20000' },
     );
   });
   afterAll(async () => {
@@ -87,10 +88,11 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
   }, 120_000);
 
   it('holding a collection while its batch runs sends its pending jobs to held; releasing it lets them finish', async () => {
+    // Enough jobs that the engine is still taking them out of pending when the hold is placed.
     const { bid } = await createBatch(ctx, {
       profile_name: 'p',
       submitter: 's',
-      payload_url: 'sim:40',
+      payload_url: 'sim:400',
       type: 'manifest',
       collection: 'dark',
     });
@@ -127,6 +129,6 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
       60_000,
       100,
     );
-    expect(batch.jobCount).toBe(40);
+    expect(batch.jobCount).toBe(400);
   }, 120_000);
 });

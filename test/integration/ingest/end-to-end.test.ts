@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -136,8 +136,12 @@ describe('ingest end to end', () => {
     const [job] = await jobsOf(bid);
     const store = stored(job!);
     for (const f of files) expect(sha256(store.get(f.name)!)).toBe(sha256(f.data));
-    // The working directory is gone once the job completed.
-    expect(() => readFileSync(join(dir, 'work', bid, job!.jobId, 'download.json'))).toThrow();
+    // The working directory goes once the job completed: after its commit, so maybe after the report.
+    await eventually(
+      () => existsSync(join(dir, 'work', bid, job!.jobId)),
+      (exists) => !exists,
+      10_000,
+    );
 
     // An access request for the stored object: a zip of it, its URL and size in the token.
     const qid = await createAccess(ctx, 'small', { token: 'tok', ark: job!.identifiers!.primary_id });

@@ -27,7 +27,8 @@ function mintInProcess(dataDir: string, count: number): Promise<string[]> {
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(err))));
+    // 'close', not 'exit': only then has all of stdout been read.
+    child.on('close', (code) => (code === 0 ? resolve(JSON.parse(out) as string[]) : reject(new Error(err))));
   });
 }
 

@@ -44,15 +44,17 @@ describe('the operator dashboard in headless Chromium, against a real `mrtq serv
     ctx = queueContext(await chroot.connect());
     // Traced, so that jobs and batches carry a traceparent the pages link to Jaeger with.
     receiver = await startOtlpReceiver();
-    [engine, browser] = await Promise.all([
+    // Both settled before failing: afterAll then stops whichever did start.
+    const starts = await Promise.allSettled([
       startEngineProcess(chroot.connectString(), ['--step-delay', '300', '--sweep', '0'], {
         MRTQ_API_TOKEN: TOKEN,
         MRTQ_JAEGER_URL: JAEGER,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      }),
-      launchBrowser(),
+      }).then((started) => (engine = started)),
+      launchBrowser().then((launched) => (browser = launched)),
     ]);
+    for (const start of starts) if (start.status === 'rejected') throw start.reason;
     base = /"http":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(engine.output())?.[1] ?? '';
     expect(base).not.toBe('');
     http = client(base, TOKEN);
