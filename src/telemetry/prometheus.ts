@@ -27,6 +27,18 @@ function formatValue(value: number): string {
   return String(value);
 }
 
+/**
+ * The key of a label set: the same labels in any order give the same key. Called on every counted
+ * transition and every ZooKeeper request, so it builds one string and sorts only when needed.
+ */
+export function labelKey(labels: Labels): string {
+  const names = Object.keys(labels);
+  if (names.length > 1) names.sort();
+  let key = '';
+  for (const name of names) key += `${name}\u0000${labels[name]}\u0001`;
+  return key;
+}
+
 function formatLabels(labels: Labels | undefined): string {
   const entries = Object.entries(labels ?? {});
   if (entries.length === 0) return '';
@@ -63,7 +75,7 @@ export class Counters {
   inc(name: string, labels: Labels = {}, by = 1): void {
     const family = this.families.get(name);
     if (!family) throw new Error(`counter ${name} was not declared`);
-    const key = JSON.stringify(Object.entries(labels).sort());
+    const key = labelKey(labels);
     const sample = family.samples.get(key);
     if (sample) sample.value += by;
     else family.samples.set(key, { labels: { ...labels }, value: by });
@@ -91,22 +103,26 @@ export class Histograms {
     }
   >();
 
+  /** Declares a histogram; its bucket bounds must ascend (Prometheus requires it, observe relies on it). */
   declare(name: string, help: string, buckets: readonly number[]): void {
+    if (buckets.some((bound, i) => i > 0 && bound <= buckets[i - 1]!))
+      throw new Error(`histogram ${name}: bucket bounds must ascend`);
     if (!this.families.has(name)) this.families.set(name, { help, buckets, series: new Map() });
   }
 
   observe(name: string, labels: Labels, value: number): void {
     const family = this.families.get(name);
     if (!family) throw new Error(`histogram ${name} was not declared`);
-    const key = JSON.stringify(Object.entries(labels).sort());
+    const key = labelKey(labels);
     let series = family.series.get(key);
     if (!series) {
       series = { labels: { ...labels }, counts: family.buckets.map(() => 0), sum: 0, count: 0 };
       family.series.set(key, series);
     }
-    family.buckets.forEach((bound, i) => {
-      if (value <= bound) series.counts[i] = (series.counts[i] ?? 0) + 1;
-    });
+    // Cumulative buckets: every bound at or above the value counts it (ascending, so stop below).
+    const { buckets } = family;
+    for (let i = buckets.length - 1; i >= 0 && value <= buckets[i]!; i--)
+      series.counts[i] = (series.counts[i] ?? 0) + 1;
     series.sum += value;
     series.count += 1;
   }

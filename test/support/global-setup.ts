@@ -10,6 +10,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** Connection string of the throwaway ZooKeeper every integration test file shares (each in its own chroot). */
     zkConnect: string;
+    /** Its process id when it is a local process (not a container or ZK_CONNECT): 0 otherwise. */
+    zkPid: number;
   }
 }
 
@@ -21,6 +23,7 @@ export async function setup(project: TestProject): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), 'mrtq-test-zk-'));
   zookeeper = await provideZooKeeper({ dir, config: loadConfig() });
   project.provide('zkConnect', zookeeper.connectString);
+  project.provide('zkPid', zookeeper.server?.pid ?? 0);
 }
 
 export async function teardown(): Promise<void> {
