@@ -27,7 +27,7 @@ RUN mkdir -p /var/lib/mrtq && chown node:node /var/lib/mrtq
 # Inside a container the API must listen beyond loopback; without MRTQ_API_TOKEN it stays read-only.
 ENV MRTQ_DATA_DIR=/var/lib/mrtq MRTQ_CONTAINERS=off MRTQ_HTTP_HOST=0.0.0.0
 # The engine's heap budget (src/serve-flags.ts says why); override NODE_OPTIONS to change it.
-ENV NODE_OPTIONS=--max-old-space-size=384
+ENV NODE_OPTIONS=--max-old-space-size=1024
 USER node
 
 EXPOSE 8470

@@ -26,19 +26,34 @@ export interface Ledger {
 export const noLedger: Ledger = { record: () => {} };
 
 /**
- * A JSON-lines ledger appended synchronously, so an entry is in the file (the kernel's page
- * cache) before the engine moves on: a process killed with SIGKILL loses nothing it claimed to
- * have done. The file is opened once, in append mode, so processes sharing it interleave whole
- * lines; opening it for every entry cost three system calls per line.
+ * A JSON-lines ledger in one file that several processes may share. A step's start is in the file
+ * (the kernel's page cache) before `record` returns, so before the step can do anything: a
+ * process killed with SIGKILL loses no start, and a step run again is always seen. A commit or a
+ * discard is written with the next start or at the end of the current microtask checkpoint,
+ * whichever comes first (in a job handed from one step to the next, its commit and the next
+ * start go in one write): it is already on ZooKeeper by then, and its line always came a moment
+ * after it. The file is opened once, in append mode, and each write holds whole lines, so the
+ * processes sharing it interleave lines, never parts of lines.
  */
 export function fileLedger(path: string, pid = process.pid): Ledger & { close(): void } {
   let fd: number | undefined;
+  let pending = '';
+  const flush = (): void => {
+    if (pending === '') return;
+    fd ??= openSync(path, 'a');
+    const lines = pending;
+    pending = '';
+    writeSync(fd, lines);
+  };
   return {
     record(entry) {
-      fd ??= openSync(path, 'a');
-      writeSync(fd, JSON.stringify({ t: Date.now(), pid, ...entry }) + '\n');
+      const wasEmpty = pending === '';
+      pending += JSON.stringify({ t: Date.now(), pid, ...entry }) + '\n';
+      if (entry.kind === 'start') flush();
+      else if (wasEmpty) queueMicrotask(flush);
     },
     close() {
+      flush();
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
     },

@@ -17,7 +17,7 @@ function lines(path: string): Array<Record<string, unknown>> {
 }
 
 describe('fileLedger', () => {
-  it('appends whole lines from several writers to one file, each entry in the file when record returns', () => {
+  it('appends whole lines from several writers to one file, a start in the file when record returns', () => {
     const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
     dirs.push(dir);
     const path = join(dir, 'ledger.jsonl');
@@ -49,5 +49,28 @@ describe('fileLedger', () => {
     ledger.record({ kind: 'discard', item: 'jid1', state: 'estimating', reason: 'aborted' });
     ledger.close();
     expect(lines(path).map((l) => l['kind'])).toEqual(['start', 'discard']);
+  });
+
+  it('writes a commit by the end of the microtask checkpoint, or with the next start, in order', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ledger-'));
+    dirs.push(dir);
+    const path = join(dir, 'ledger.jsonl');
+    const ledger = fileLedger(path, 3);
+    ledger.record({ kind: 'start', item: 'jid1', state: 'estimating', version: 1 });
+    ledger.record({ kind: 'commit', item: 'jid1', state: 'estimating', version: 1, to: 'provisioning' });
+    ledger.record({ kind: 'start', item: 'jid1', state: 'provisioning', version: 2 });
+    // The start took the commit before it along: both are in the file, in the order recorded.
+    expect(lines(path).map((l) => [l['kind'], l['state']])).toEqual([
+      ['start', 'estimating'],
+      ['commit', 'estimating'],
+      ['start', 'provisioning'],
+    ]);
+    ledger.record({ kind: 'commit', item: 'jid1', state: 'provisioning', version: 2, to: 'downloading' });
+    ledger.record({ kind: 'discard', item: 'jid2', state: 'estimating', reason: 'aborted' });
+    await Promise.resolve();
+    expect(lines(path).map((l) => l['kind'])).toEqual(['start', 'commit', 'start', 'commit', 'discard']);
+    ledger.record({ kind: 'commit', item: 'jid3', state: 'notify', version: 9, to: 'completed' });
+    ledger.close(); // close writes what is pending
+    expect(lines(path).at(-1)).toMatchObject({ item: 'jid3', kind: 'commit' });
   });
 });
