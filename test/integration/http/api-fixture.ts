@@ -1,5 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import type { QueueContext } from '../../../src/queue/context.js';
@@ -8,12 +6,12 @@ import type { HttpApiDeps } from '../../../src/http/index.js';
 
 export const TOKEN = 'test-token-5d1f';
 
-/** A profiles directory with `demo` (collection demo) and `other` (collection other). */
+/**
+ * The profiles in test/support/profiles: `demo` (collection demo) and `other` (collection other).
+ * Read-only, so every test shares them (a temporary copy per call was never removed).
+ */
 export async function testProfiles(): Promise<ProfileStore> {
-  const dir = mkdtempSync(join(tmpdir(), 'mrtq-profiles-'));
-  writeFileSync(join(dir, 'demo.yaml'), 'collection: demo\npriority: 5\n');
-  writeFileSync(join(dir, 'other.yaml'), 'collection: other\n');
-  return loadProfiles(dir);
+  return loadProfiles(join(import.meta.dirname, '..', '..', 'support', 'profiles'));
 }
 
 /** Deps for the API over `queue`, token {@link TOKEN} unless given. */
