@@ -77,15 +77,17 @@ describe('chaos 6, bad data: another tool writes malformed, half-written, dangli
       await waitUntil('good jobs moving', 30_000, () =>
         Promise.resolve(cluster!.ledger().filter((e) => e.kind === 'commit').length > jobs),
       );
+      const finished = async (bid: string) =>
+        ['completed', 'failed'].includes((await loadBatch(ctx, bid)).status);
+      // Checked as the bad items start to arrive: writing them all (two of 900 KB) may take longer
+      // than the rest of a small good batch at full speed.
+      expect(await finished(good.bid), 'the good batch still running when the bad items arrive').toBe(false);
       const { bad, valid } = await writeBadItems(ctx);
       const written = await snapshot(
         ctx,
         bad.flatMap((b) => b.nodes),
       );
 
-      const finished = async (bid: string) =>
-        ['completed', 'failed'].includes((await loadBatch(ctx, bid)).status);
-      expect(await finished(good.bid), 'the good batch still running once the bad items are in').toBe(false);
       const runs = [good.bid, valid.hugeSubmission.bid, valid.hugeConfiguration.bid, valid.unexpandable.bid];
       await waitUntil('every good batch finished', profile.size(60_000, 300_000), async () => {
         for (const bid of runs) if (!(await finished(bid))) return false;
