@@ -42,3 +42,10 @@ export const jobWorkingStates = [
   'notify',
 ] as const satisfies readonly JobState[];
 export type JobWorkingState = (typeof jobWorkingStates)[number];
+
+const WORKING: ReadonlySet<string> = new Set(jobWorkingStates);
+
+/** Whether a step runs in `state` (one of {@link jobWorkingStates}). */
+export function isJobWorkingState(state: string): state is JobWorkingState {
+  return WORKING.has(state);
+}

@@ -8,7 +8,7 @@
  * batch of 30,000 jobs, an engine's live heap was about 45 MB while its resident memory reached
  * 300-350 MB. With an explicit old-generation limit V8 grows the heap by a smaller factor and
  * collects earlier. 1024 MB: one engine running a 50,000-job batch peaked at 201-214 MB, and one
- * with 100,000 jobs waiting at 188 MB, with 5-6 % more throughput than 384 MB (three A/B pairs,
+ * with 100,000 jobs waiting at 188 MB, with 5-6 % more throughput than 384 MB (three hand-run A/B pairs of chaos scenario 7,
  * 2026-11-24, 384 MB peaking at 188-196 MB); 256 MB was slower still (see docs/performance.md,
  * "Memory"). The bound the tests and the benchmark hold it to is 300 MB resident.
  */

@@ -19,22 +19,24 @@ export function rssMb(pid: number): number {
   }
 }
 
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat times: 100 on every architecture it runs on. */
+const CLOCK_TICKS = 100;
+
 /**
  * CPU seconds (user + system, every thread) a process has used so far, from /proc; NaN once it
  * has gone. Read before and after a phase to see where a run's time went.
  */
 export function cpuSeconds(pid: number): number {
   try {
-    // The fields after the command name (which may hold spaces) start at the state, field 3.
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // The fields after the command name (which may hold spaces and parentheses) start at the
+    // state, field 3: after the last ') '.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   } catch {
     return Number.NaN;
   }
 }
-
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat times: 100 on every architecture it runs on. */
-const CLOCK_TICKS = 100;
 
 /**
  * Creates `count` pending jobs in one processing batch, in chunked multis (not measured). A

@@ -1,5 +1,10 @@
 import { interval, type Subscription } from 'rxjs';
-import { jobWorkingStates, type AccessQueue, type JobState } from '../../machines/index.js';
+import {
+  isJobWorkingState,
+  jobWorkingStates,
+  type AccessQueue,
+  type JobState,
+} from '../../machines/index.js';
 import { acquireAccess, type AcquiredAccess } from '../queue/access.js';
 import { runAccessRequest } from './access-work.js';
 import type { AccessSteps } from './steps.js';
@@ -15,7 +20,7 @@ import { LockedElsewhere } from './locked-elsewhere.js';
 import { releaseEventually } from './lock-release.js';
 import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
-import { isWorkingState, runJobStep, takePendingJob } from './job-work.js';
+import { runJobStep, takePendingJob } from './job-work.js';
 
 /** Job states a consumer can serve: pending and every working state. */
 export const SERVABLE_JOB_STATES = ['pending', ...jobWorkingStates] as const satisfies readonly JobState[];
@@ -152,7 +157,7 @@ export class Engine {
       rankOf: (name) => name.slice(0, name.indexOf('-') + 1),
       busyElsewhere: (jid) => this.jobInHand(jid),
       work: async (acquired, signal) => {
-        if (!isWorkingState(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
+        if (!isJobWorkingState(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
         if (to === 'completed' || to === 'failed') this.consumers.get('provisioning')?.reevaluate();

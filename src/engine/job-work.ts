@@ -1,10 +1,9 @@
 import {
-  jobWorkingStates,
+  isJobWorkingState,
   restoreJob,
   type JobContext,
   type JobEvent,
   type JobState,
-  type JobWorkingState,
 } from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord, plannedJobRecord } from '../queue/job-transition.js';
@@ -23,10 +22,6 @@ import { runMachineStepPlanned, StepAbortedError, type PlannedNext } from './ste
 import { stepOfState, type StepWrites } from './steps.js';
 
 const JOB_ACTORS = Object.values(stepOfState);
-
-export function isWorkingState(state: string): state is JobWorkingState {
-  return (jobWorkingStates as readonly string[]).includes(state);
-}
 
 /** A pending job: held when its collection is on hold, otherwise on to estimating. Resolves with the state committed. */
 export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): Promise<string | undefined> {
@@ -71,7 +66,7 @@ async function stepAndCommit(
   span: Span,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  if (!isWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
+  if (!isJobWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
   const step = stepOfState[job.status];
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
   try {
@@ -127,7 +122,7 @@ function handOverFor(
   next: string,
   priority: number,
 ): HandOver | undefined {
-  if (next === job.status || !isWorkingState(next) || !deps.handOver) return undefined;
+  if (next === job.status || !isJobWorkingState(next) || !deps.handOver) return undefined;
   return deps.handOver(next, basename(jobRef(next, priority, job.jobId)));
 }
 

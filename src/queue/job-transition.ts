@@ -1,5 +1,5 @@
 import {
-  jobWorkingStates,
+  isJobWorkingState,
   nextJobState,
   type JobContext,
   type JobEvent,
@@ -19,14 +19,6 @@ import { encodeJobStatus, encodeJson, encodeText } from './wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { withSpan } from '../telemetry/span.js';
 import { parentContext } from '../telemetry/trace-context.js';
-
-/**
- * Moves into a working state are logged at debug: a job makes six on its way, thousands a second
- * at full speed (an info line each cost the engine a tenth of its throughput). A job's arrival in
- * pending, held, completed, failed or deleted, one or two lines a job, is logged at info. Every
- * move is also counted in the metrics, spanned in the trace and kept in the optional ledger.
- */
-const STEP_TO_STEP: ReadonlySet<JobState> = new Set(jobWorkingStates);
 
 export interface JobCommitOptions {
   /** Delete the lock in the same multi (default true): the job is free for the next consumer. */
@@ -174,7 +166,11 @@ async function commit(
       current = repaired;
     }
   }
-  const level = STEP_TO_STEP.has(next.status) ? 'debug' : 'info';
+  // Moves into a working state are logged at debug: six a job, thousands a second at full speed
+  // (at info they cost about 12 % of the engine's CPU in chaos scenario 7). A job's arrival in
+  // pending, held, completed, failed or deleted is logged at info. Every move is also counted in
+  // the metrics and spanned in the trace.
+  const level = isJobWorkingState(next.status) ? 'debug' : 'info';
   ctx.log[level](
     { jobId: job.jobId, batchId: job.batchId, from: job.status, to: next.status, event: event.type },
     'transition',

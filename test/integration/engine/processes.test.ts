@@ -14,6 +14,7 @@ import {
   type EngineProcess,
 } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';
+import { allSettledOrThrow } from '../../support/settled.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
@@ -70,9 +71,7 @@ describe('engine processes sharing one ZooKeeper', () => {
 
   it('three processes complete 500 jobs, each step of each job committed once, the batch reported once', async () => {
     const ledger = join(dir, 'three.jsonl');
-    // All settled before failing: an engine that started after another failed is then in `running`.
-    const starts = await Promise.allSettled([engine(ledger), engine(ledger), engine(ledger)]);
-    for (const start of starts) if (start.status === 'rejected') throw start.reason;
+    await allSettledOrThrow([engine(ledger), engine(ledger), engine(ledger)]);
     const { bid } = await createBatch(ctx, {
       profile_name: 'p',
       submitter: 's',

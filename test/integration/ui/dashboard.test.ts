@@ -11,6 +11,7 @@ import { startEngineProcess, type EngineProcess } from '../../support/engine-pro
 import { eventually } from '../../support/eventually.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../../support/otlp-receiver.js';
 import { queueContext } from '../../support/queue-context.js';
+import { allSettledOrThrow } from '../../support/settled.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { client } from '../http/api-fixture.js';
 
@@ -45,7 +46,7 @@ describe('the operator dashboard in headless Chromium, against a real `mrtq serv
     // Traced, so that jobs and batches carry a traceparent the pages link to Jaeger with.
     receiver = await startOtlpReceiver();
     // Both settled before failing: afterAll then stops whichever did start.
-    const starts = await Promise.allSettled([
+    await allSettledOrThrow([
       startEngineProcess(chroot.connectString(), ['--step-delay', '300', '--sweep', '0'], {
         MRTQ_API_TOKEN: TOKEN,
         MRTQ_JAEGER_URL: JAEGER,
@@ -54,7 +55,6 @@ describe('the operator dashboard in headless Chromium, against a real `mrtq serv
       }).then((started) => (engine = started)),
       launchBrowser().then((launched) => (browser = launched)),
     ]);
-    for (const start of starts) if (start.status === 'rejected') throw start.reason;
     base = /"http":"(http:\/\/127\.0\.0\.1:\d+)"/.exec(engine.output())?.[1] ?? '';
     expect(base).not.toBe('');
     http = client(base, TOKEN);

@@ -1,6 +1,7 @@
 import { startEngineProcess, readLedger, type EngineProcess } from '../engine-process.js';
 import type { LedgerLine } from './ledger-check.js';
 import type { ChaosProfile } from './profile.js';
+import { allSettledOrThrow } from '../settled.js';
 
 /**
  * A set of `mrtq serve` processes sharing one ledger file, which a scenario kills, freezes and
@@ -19,7 +20,7 @@ export class EngineCluster {
   ) {}
 
   async start(count: number): Promise<void> {
-    await Promise.all(Array.from({ length: count }, () => this.startOne()));
+    await allSettledOrThrow(Array.from({ length: count }, () => this.startOne()));
   }
 
   async startOne(extraArgs: string[] = []): Promise<EngineProcess> {
