@@ -1,6 +1,67 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import boundaries from 'eslint-plugin-boundaries';
+
+/**
+ * The layers of DESIGN.md §5, innermost first. A module may import its own layer and any layer
+ * before it, never one after it, so a back-edge fails `npm run lint`. Each cross-cutting module
+ * sits at the innermost layer its own imports allow. A new top-level module must be added here
+ * (`boundaries/no-unknown-files`).
+ * @type {{ [module: string]: string[] }[]}
+ */
+const LAYERS = [
+  // Pure machine definitions: no I/O, no logging, no clocks; xstate only (last policy below).
+  { machines: ['machines/**'] },
+  // Leaves that import nothing of ours.
+  {
+    telemetry: ['src/telemetry/**'],
+    logger: ['src/logger.ts'],
+    'config-file': ['src/config-file.ts'],
+    'serve-flags': ['src/serve-flags.ts'],
+  },
+  { zk: ['src/zk/**'] },
+  { queue: ['src/queue/**'] },
+  { streams: ['src/streams/**'] },
+  { steps: ['src/steps/**'] },
+  // The one reader of process.env; it needs only the step contracts' settings types.
+  { config: ['src/config.ts', 'src/config-ingest.ts'] },
+  { engine: ['src/engine/**'] },
+  { http: ['src/http/**'] },
+  // Composition roots: they wire concrete instances.
+  {
+    service: ['src/service.ts'],
+    bench: ['src/bench/**'],
+    demo: ['src/demo/**'],
+    inspect: ['src/inspect/**'],
+    'zk-server': ['src/zk-server/**'],
+  },
+  // The command line dispatches to the roots (`mrtq serve` starts the service).
+  { cli: ['src/cli/**'] },
+  // Process entry points, and the telemetry bootstrap they load first.
+  { bin: ['bin/**'], scripts: ['scripts/**'], otel: ['otel/**'] },
+];
+const layerFiles = LAYERS.flatMap((layer) =>
+  Object.entries(layer).map(([category, pattern]) => ({ category, pattern })),
+);
+const layerPolicies = [
+  // Packages and Node built-ins: anyone, except as narrowed for machines/ below.
+  { allow: { to: { module: { origin: ['external', 'core'] } } } },
+  ...LAYERS.flatMap((layer, rank) =>
+    Object.keys(layer).map((category) => ({
+      from: { file: { categories: category } },
+      allow: {
+        to: { file: { categories: LAYERS.slice(0, rank + 1).flatMap((inner) => Object.keys(inner)) } },
+      },
+    })),
+  ),
+  {
+    from: { file: { categories: 'machines' } },
+    disallow: { to: { module: { origin: ['external', 'core'], source: '!xstate' } } },
+    message:
+      'machines/ is pure and imports only machines/ and xstate, not {{dependency.source}} (DESIGN.md §5)',
+  },
+];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'coverage/', '.data/', 'reports/'] },
@@ -31,24 +92,30 @@ export default tseslint.config(
     },
   },
   {
-    // Machines are pure: no I/O, no logging, no clocks (DESIGN.md §5).
-    files: ['machines/**/*.ts'],
+    // Dependencies point inward (DESIGN.md §5): see LAYERS above.
+    files: ['src/**', 'machines/**', 'scripts/**', 'bin/**', 'otel/**'],
+    plugins: { boundaries },
+    settings: {
+      'boundaries/root-path': import.meta.dirname,
+      'boundaries/files': layerFiles,
+      'boundaries/files-single-match': true,
+      'boundaries/dependency-nodes': ['import', 'export', 'dynamic-import'],
+      // Resolves the `.js` specifiers of our ESM sources to their `.ts` files.
+      'import/resolver': { typescript: { project: `${import.meta.dirname}/tsconfig.json` } },
+    },
     rules: {
-      'no-restricted-imports': [
+      'boundaries/dependencies': [
         'error',
         {
-          patterns: [
-            {
-              group: ['node:*', 'fs', 'net', 'http', 'https', 'child_process'],
-              message: 'machines/ must not do I/O',
-            },
-            {
-              group: ['node-zookeeper-client', 'pino', 'rxjs', '**/src/**'],
-              message: 'machines/ must stay pure',
-            },
-          ],
+          default: 'disallow',
+          checkAllOrigins: true,
+          checkUnknownLocals: true,
+          policies: layerPolicies,
+          message:
+            '{{from.file.categories}} must not import {{#if to.file.categories}}{{to.file.categories}}{{else}}a module outside LAYERS{{/if}} ({{dependency.source}}): dependencies point inward (DESIGN.md §5, LAYERS in eslint.config.js)',
         },
       ],
+      'boundaries/no-unknown-files': 'error',
     },
   },
   {

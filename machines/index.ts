@@ -5,7 +5,18 @@ export { jobMachine, jobMachineAt, type JobMachine } from './job.machine.js';
 export { batchMachine, batchMachineAt, type BatchMachine } from './batch.machine.js';
 export { accessMachine, accessMachineAt, type AccessMachine } from './access.machine.js';
 
-export { newJobState, nextJobState, canJob, restoreJob, type JobCreationEvent } from './job.restore.js';
+export { newJobState, nextJobState, canJob, restoreJob, resumeStateAfter } from './job.restore.js';
+export {
+  defineJobLifecycle,
+  merrittJobLifecycle,
+  type JobLifecycle,
+  type JobLifecycleDefinition,
+  type JobCreationEvent,
+} from './job.lifecycle.js';
+export { jobRequeueTable } from './job.resume.js';
+export { jobSetup } from './job.setup.js';
+export { byInitialState } from './machine-at.js';
+export { failureMessage, assertProvided } from './step-actor.js';
 export { newBatchState, nextBatchState, canBatch, restoreBatch } from './batch.restore.js';
 export { newAccessState, nextAccessState, canAccess, restoreAccess } from './access.restore.js';
 export type { TransitionResult, ValidTransition, InvalidTransition } from './next-state.js';
@@ -15,7 +26,6 @@ export * from './batch.types.js';
 export * from './access.types.js';
 export { createJobContext } from './job.context.js';
 export { createBatchContext } from './batch.context.js';
-export { resumeStateAfter } from './job.resume.js';
 
 export * from './states.js';
 export * from './wire-names.js';
@@ -26,7 +36,7 @@ export { accessTable, type AccessEdge, type AccessTableEvent } from './access.ta
 export type { TableEdge, GuardRef } from './table.js';
 export { lifecycles, lifecycleNames, type LifecycleName } from './lifecycles.js';
 
-export { ActorNotProvidedError } from './step-actor.js';
+export { ActorNotProvidedError, notProvided } from './step-actor.js';
 export { pureInitialSnapshot, pureMacrostep, pureTransition } from './inert.js';
 export { hasRunningStep } from './step-status.js';
 export { toMermaid } from './mermaid.js';

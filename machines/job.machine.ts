@@ -3,17 +3,18 @@ import { byInitialState } from './machine-at.js';
 import { createJobContext } from './job.context.js';
 import { jobSetup } from './job.setup.js';
 import type { JobContext, JobStepInput } from './job.types.js';
-import type { JobState, JobWorkingState } from './states.js';
+import { jobRequeueTable } from './job.resume.js';
+import type { JobState } from './states.js';
 import { assertProvided, failureMessage } from './step-actor.js';
 
 function stepInput({ context }: { context: JobContext }): JobStepInput {
   return { ...context };
 }
 
-function requeueTo(state: JobWorkingState) {
+function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
   return {
     target: state,
-    guard: { type: 'isResumeAt', params: { state } },
+    guard: { type: 'hasLastSuccessIn', params: { statuses } },
     actions: 'countRetry',
   } as const;
 }
@@ -25,6 +26,9 @@ function requeueTo(state: JobWorkingState) {
  *   consumer then checks the collection hold again, so a release during a hold cannot slip by.
  * - An operator may hold a pending job (`admin.hold`), as issue #4 lists "hold/release a job";
  *   it uses the documented pending → held edge, like a collection hold does.
+ * - Processing → storing → recording, as mrt-zk's states.yml has it since October 2025: processing
+ *   hands the object to storage through `/jobs/JID/store`, storage to inventory through
+ *   `/jobs/JID/inventory` (merritt-protocols.md §1, §2). The seeds predate storing.
  * - Recording is followed by notify (003); 001's recording → completed predates notify.
  * - last_successful_status is the state just finished and is kept on failure (003), even where
  *   001 ("remains Estimating") or 003's own resume-to-notify example say otherwise.
@@ -33,7 +37,8 @@ function requeueTo(state: JobWorkingState) {
  *   the job in provisioning to be evaluated again (003 "remain in this state").
  * - (none) → failed (001) is a creation followed by `job.rejected`, the same event that moves a
  *   pending job to failed (003 "A job will immediately fail"), written in one transaction.
- * - Requeue resumes after last_successful_status (job.resume.ts) and clears the message.
+ * - Requeue resumes after last_successful_status by mrt-admin's table (job.resume.ts) and clears
+ *   the message; a last success the table does not map leaves the job failed, as in Merritt.
  * - completed and deleted are final: nothing leaves them; batch cleanup removes the nodes.
  */
 function buildJobMachine(initial: JobState) {
@@ -171,7 +176,7 @@ function buildJobMachine(initial: JobState) {
         },
         on: {
           'process.done': {
-            target: 'recording',
+            target: 'storing',
             actions: { type: 'recordSuccess', params: { step: 'processing' } },
           },
           'process.failed': {
@@ -180,7 +185,33 @@ function buildJobMachine(initial: JobState) {
           },
         },
       },
+      storing: {
+        description: 'Storage takes the object from the /jobs/JID/store hand-off node',
+        invoke: {
+          id: 'store',
+          src: 'store',
+          input: stepInput,
+          onDone: { actions: raise({ type: 'store.done' }) },
+          onError: {
+            actions: raise(({ event }) => ({
+              type: 'store.failed' as const,
+              message: failureMessage(event.error),
+            })),
+          },
+        },
+        on: {
+          'store.done': {
+            target: 'recording',
+            actions: { type: 'recordSuccess', params: { step: 'storing' } },
+          },
+          'store.failed': {
+            target: 'failed',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
+          },
+        },
+      },
       recording: {
+        description: 'Inventory records the version named by the /jobs/JID/inventory hand-off node',
         invoke: {
           id: 'record',
           src: 'record',
@@ -235,14 +266,7 @@ function buildJobMachine(initial: JobState) {
       failed: {
         description: 'Kept until an operator requeues or deletes it',
         on: {
-          'admin.requeue': [
-            requeueTo('estimating'),
-            requeueTo('provisioning'),
-            requeueTo('downloading'),
-            requeueTo('processing'),
-            requeueTo('recording'),
-            requeueTo('notify'),
-          ],
+          'admin.requeue': jobRequeueTable.map(requeueTo),
           'admin.delete': { target: 'deleted' },
         },
       },

@@ -1,17 +1,11 @@
-import { pureInitialSnapshot, pureTransition } from './inert.js';
-import { createJobContext } from './job.context.js';
-import { jobMachine, jobMachineAt, type JobMachine } from './job.machine.js';
+import { merrittJobLifecycle, type JobCreationEvent } from './job.lifecycle.js';
+import type { JobMachine } from './job.machine.js';
 import type { JobContext, JobEvent, JobInput, StoredJob } from './job.types.js';
-import { nextState, type TransitionResult, type ValidTransition } from './next-state.js';
-import type { JobState } from './states.js';
+import type { TransitionResult, ValidTransition } from './next-state.js';
+import type { JobState, JobWorkingState } from './states.js';
 
-/** How a job comes into existence: normally pending; failed at once when it can never run (001). */
-export type JobCreationEvent = { type: 'job.created' } | { type: 'job.rejected'; message: string };
-
-function contextOf(stored: StoredJob): JobContext {
-  const { status: _status, ...context } = stored;
-  return createJobContext(context);
-}
+// Merritt's job lifecycle by name, for code and tests that work with it alone. The engine, the
+// queue and the surfaces take a JobLifecycle instead, so they run any lifecycle they are given.
 
 /**
  * The state and context a new job is written with: `job.created` gives pending,
@@ -21,9 +15,7 @@ export function newJobState(
   input: JobInput,
   event: JobCreationEvent = { type: 'job.created' },
 ): ValidTransition<JobState, JobContext> {
-  let snapshot = pureInitialSnapshot(jobMachine, input);
-  if (event.type === 'job.rejected') snapshot = pureTransition(jobMachine, snapshot, event);
-  return { ok: true, from: null, to: snapshot.value, context: snapshot.context };
+  return merrittJobLifecycle.newState(input, event) as ValidTransition<JobState, JobContext>;
 }
 
 /**
@@ -32,7 +24,7 @@ export function newJobState(
  * to write with this, so the rules live only in the machine.
  */
 export function nextJobState(stored: StoredJob, event: JobEvent): TransitionResult<JobState, JobContext> {
-  return nextState('job', jobMachine, stored.status, contextOf(stored), event);
+  return merrittJobLifecycle.next(stored, event) as TransitionResult<JobState, JobContext>;
 }
 
 /** Whether `event` is allowed for a job stored in `stored.status`. */
@@ -46,5 +38,10 @@ export function canJob(stored: StoredJob, event: JobEvent): boolean {
  * state, so that state's step runs (a restored resolveState snapshot would not start it).
  */
 export function restoreJob(stored: StoredJob): { machine: JobMachine; input: JobContext } {
-  return { machine: jobMachineAt(stored.status), input: contextOf(stored) };
+  return merrittJobLifecycle.restore(stored);
+}
+
+/** The working state a failed job resumes at, given its `last_successful_status`; undefined when none. */
+export function resumeStateAfter(lastSuccessfulStatus: string | null): JobWorkingState | undefined {
+  return merrittJobLifecycle.resumeAfter(lastSuccessfulStatus) as JobWorkingState | undefined;
 }

@@ -1,33 +1,22 @@
-import type { JobState, JobWorkingState } from './states.js';
+import type { JobWorkingState } from './states.js';
 
 /**
- * Where a requeued job resumes: the step after `last_successful_status` (seed 003,
- * "restart at an appropriate state based on the last_successful_state").
+ * Where a requeued job resumes, by its `last_successful_status`: mrt-admin's requeue table
+ * (`requeue_ingest_job`, merritt-protocols.md §6), which restarts the step that failed. '' stands
+ * for no success yet (`null`). A failed job whose last success is anything else (`Notify`,
+ * `Failed` as Merritt's Java library writes it after a requeue, a state this lifecycle does not
+ * know) is not requeued by this table: Merritt's admin tool leaves it failed, and so does the
+ * machine; an operator can requeue it to a state of their choice instead (`requeue --to`).
  *
- * Decisions where the seeds are silent:
- * - `null`, `pending` and `held` resume at `estimating`: no step has succeeded yet.
- * - `notify` resumes at `notify`, not `completed`. A failed job cannot have notify as its
- *   last success (a notify failure keeps `recording`, a notify success completes the job),
- *   so such a record is foreign or damaged; re-sending the notification is the safe reading,
- *   and failed → completed is not a documented edge.
- * - `completed`, `failed` and `deleted` are never written as a last success; a record that
- *   holds one starts over at `estimating`. Every step is idempotent, so this is only slower.
+ * The seeds' own reading differed in three places, each changed to mrt-admin's (docs/machines.md):
+ * `held` and `completed`/`failed`/`deleted` used to restart at estimating, `notify` at notify.
  */
-const resumeAfter: Readonly<Record<JobState, JobWorkingState>> = {
-  pending: 'estimating',
-  held: 'estimating',
-  estimating: 'provisioning',
-  provisioning: 'downloading',
-  downloading: 'processing',
-  processing: 'recording',
-  recording: 'notify',
-  notify: 'notify',
-  completed: 'estimating',
-  failed: 'estimating',
-  deleted: 'estimating',
-};
-
-/** The working state a failed job resumes at, given its `last_successful_status`. */
-export function resumeStateAfter(lastSuccessfulStatus: JobState | null): JobWorkingState {
-  return lastSuccessfulStatus === null ? 'estimating' : resumeAfter[lastSuccessfulStatus];
-}
+export const jobRequeueTable: readonly (readonly [JobWorkingState, readonly string[]])[] = [
+  ['estimating', ['', 'pending']],
+  ['provisioning', ['estimating']],
+  ['downloading', ['provisioning']],
+  ['processing', ['downloading']],
+  ['storing', ['processing']],
+  ['recording', ['storing']],
+  ['notify', ['recording']],
+];

@@ -1,5 +1,4 @@
 import { assign, setup } from 'xstate';
-import { resumeStateAfter } from './job.resume.js';
 import type {
   DownloadOutput,
   EstimateOutput,
@@ -9,7 +8,6 @@ import type {
   JobStepInput,
   ProvisionOutput,
 } from './job.types.js';
-import type { JobState, JobWorkingState } from './states.js';
 import { notProvided } from './step-actor.js';
 
 /**
@@ -27,12 +25,13 @@ export const jobSetup = setup({
     provision: notProvided<ProvisionOutput, JobStepInput>('provision'),
     download: notProvided<DownloadOutput, JobStepInput>('download'),
     process: notProvided<void, JobStepInput>('process'),
+    store: notProvided<void, JobStepInput>('store'),
     record: notProvided<void, JobStepInput>('record'),
     notify: notProvided<void, JobStepInput>('notify'),
   },
   actions: {
     /** The seeds' rule: last_successful_status becomes the state just finished. */
-    recordSuccess: assign((_, params: { step: JobState; spaceNeeded?: number; priority?: number }) => {
+    recordSuccess: assign((_, params: { step: string; spaceNeeded?: number; priority?: number }) => {
       const update: Partial<JobContext> = { lastSuccessfulStatus: params.step, message: null };
       if (params.spaceNeeded !== undefined) update.spaceNeeded = params.spaceNeeded;
       if (params.priority !== undefined) update.priority = params.priority;
@@ -48,7 +47,11 @@ export const jobSetup = setup({
     countRetry: assign(({ context }) => ({ retryCount: context.retryCount + 1, message: null })),
   },
   guards: {
-    isResumeAt: ({ context }, params: { state: JobWorkingState }) =>
-      resumeStateAfter(context.lastSuccessfulStatus) === params.state,
+    /**
+     * A requeue resumes at the step after the last one that succeeded: each requeue edge names
+     * the last_successful_status values it takes (mrt-admin's requeue table; '' for none yet).
+     */
+    hasLastSuccessIn: ({ context }, params: { statuses: readonly string[] }) =>
+      params.statuses.includes(context.lastSuccessfulStatus ?? ''),
   },
 });

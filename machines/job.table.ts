@@ -6,13 +6,13 @@ import type { TableEdge } from './table.js';
 export type JobTableEvent = JobEventType | 'job.created';
 export type JobEdge = TableEdge<JobState, JobTableEvent>;
 
-function requeue(to: JobWorkingState): JobEdge {
+function requeue(to: JobWorkingState, statuses: readonly string[]): JobEdge {
   return {
     from: 'failed',
     event: 'admin.requeue',
     to,
-    guard: { type: 'isResumeAt', params: { state: to } },
-    trigger: `operator requeue; resumes at ${to} after last_successful_status`,
+    guard: { type: 'hasLastSuccessIn', params: { statuses } },
+    trigger: `operator requeue; resumes at ${to} when last_successful_status is ${statuses.map((s) => s || 'null').join(' or ')}`,
   };
 }
 
@@ -41,17 +41,25 @@ export const jobTable: readonly JobEdge[] = [
   { from: 'provisioning', event: 'space.short', to: 'provisioning', trigger: 'not enough space; stays' },
   { from: 'downloading', event: 'download.done', to: 'processing', trigger: 'all files downloaded' },
   { from: 'downloading', event: 'download.failed', to: 'failed', trigger: 'a download failed after retries' },
-  { from: 'processing', event: 'process.done', to: 'recording', trigger: 'stored' },
-  { from: 'processing', event: 'process.failed', to: 'failed', trigger: 'minting or storage failure' },
+  {
+    from: 'processing',
+    event: 'process.done',
+    to: 'storing',
+    trigger: 'object prepared; store and inventory hand-off nodes written',
+  },
+  { from: 'processing', event: 'process.failed', to: 'failed', trigger: 'minting or preparation failure' },
+  { from: 'storing', event: 'store.done', to: 'recording', trigger: 'version stored' },
+  { from: 'storing', event: 'store.failed', to: 'failed', trigger: 'storage failure' },
   { from: 'recording', event: 'record.done', to: 'notify', trigger: 'recorded in inventory' },
   { from: 'recording', event: 'record.failed', to: 'failed', trigger: 'inventory recording failed' },
   { from: 'notify', event: 'notify.done', to: 'completed', trigger: 'depositor notified' },
   { from: 'notify', event: 'notify.failed', to: 'failed', trigger: 'callback failed' },
-  requeue('estimating'),
-  requeue('provisioning'),
-  requeue('downloading'),
-  requeue('processing'),
-  requeue('recording'),
-  requeue('notify'),
+  requeue('estimating', ['', 'pending']),
+  requeue('provisioning', ['estimating']),
+  requeue('downloading', ['provisioning']),
+  requeue('processing', ['downloading']),
+  requeue('storing', ['processing']),
+  requeue('recording', ['storing']),
+  requeue('notify', ['recording']),
   { from: 'failed', event: 'admin.delete', to: 'deleted', trigger: 'operator delete' },
 ];

@@ -1,5 +1,3 @@
-import type { JobState } from './states.js';
-
 /** What the job machine knows about a job: the volatile fields of its ZooKeeper nodes. JSON only. */
 export interface JobContext {
   jobId: string;
@@ -9,7 +7,7 @@ export interface JobContext {
   spaceNeeded: number;
   retryCount: number;
   /** The state the job last finished; `null` until a step succeeds; kept when a step fails. */
-  lastSuccessfulStatus: JobState | null;
+  lastSuccessfulStatus: string | null;
   message: string | null;
 }
 
@@ -18,7 +16,8 @@ export type JobInput = Pick<JobContext, 'jobId' | 'batchId'> & Partial<Omit<JobC
 
 /** The job's stored status together with its context: what the engine reads back from ZooKeeper. */
 export interface StoredJob extends JobContext {
-  status: JobState;
+  /** A state of the job's lifecycle (Merritt's: {@link JobState}). */
+  status: string;
 }
 
 /** Default priority of a new job (DESIGN.md §2: `/jobs/JID/priority`, default 5). */
@@ -44,6 +43,8 @@ export type JobEvent =
   | { type: 'download.failed'; message: string }
   | { type: 'process.done' }
   | { type: 'process.failed'; message: string }
+  | { type: 'store.done' }
+  | { type: 'store.failed'; message: string }
   | { type: 'record.done' }
   | { type: 'record.failed'; message: string }
   | { type: 'notify.done' }

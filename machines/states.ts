@@ -1,51 +1,78 @@
 /**
- * The documented state names of each lifecycle (DESIGN.md §3), in the order the seeds list them.
- * Machine states use these lowercase names; ZooKeeper's status nodes use the wire names below.
+ * The table beside the machines (DESIGN.md §7): one row per state of each lifecycle, in the
+ * order mrt-zk's `states.yml` lists them, with the status name ZooKeeper stores (its wire name),
+ * the folder a job's ref sits in under `/jobs/states`, and the step (machine actor) a working
+ * state invokes. Everything else — paths, consumers, CLI and API options, metric labels, the
+ * dashboard's lists — derives from these rows and the machines, which are checked against them
+ * (`defineJobLifecycle`, and the machine tests).
  */
-export const jobStates = [
-  'pending',
-  'held',
-  'estimating',
-  'provisioning',
-  'downloading',
-  'processing',
-  'recording',
-  'notify',
-  'completed',
-  'failed',
-  'deleted',
-] as const;
-export type JobState = (typeof jobStates)[number];
+export interface StateRow<S extends string = string> {
+  readonly state: S;
+  /** The status name as mrt-zk writes it (`Pending`, `UpdateReporting`). */
+  readonly wire: string;
+  /** The folder of the state's refs under `/jobs/states` (jobs only). */
+  readonly folder?: string;
+  /** The actor a working state invokes; absent for states in which no step runs. */
+  readonly step?: string;
+}
 
-export const batchStates = [
-  'pending',
-  'held',
-  'processing',
-  'reporting',
-  'completed',
-  'failed',
-  'update-reporting',
-  'deleted',
-] as const;
-export type BatchState = (typeof batchStates)[number];
+export const jobStateTable = [
+  { state: 'pending', wire: 'Pending', folder: 'pending' },
+  { state: 'held', wire: 'Held', folder: 'held' },
+  { state: 'estimating', wire: 'Estimating', folder: 'estimating', step: 'estimate' },
+  { state: 'provisioning', wire: 'Provisioning', folder: 'provisioning', step: 'provision' },
+  { state: 'downloading', wire: 'Downloading', folder: 'downloading', step: 'download' },
+  { state: 'processing', wire: 'Processing', folder: 'processing', step: 'process' },
+  { state: 'storing', wire: 'Storing', folder: 'storing', step: 'store' },
+  { state: 'recording', wire: 'Recording', folder: 'recording', step: 'record' },
+  { state: 'notify', wire: 'Notify', folder: 'notify', step: 'notify' },
+  { state: 'completed', wire: 'Completed', folder: 'completed' },
+  { state: 'failed', wire: 'Failed', folder: 'failed' },
+  { state: 'deleted', wire: 'Deleted', folder: 'deleted' },
+] as const satisfies readonly StateRow[];
 
-export const accessStates = ['pending', 'processing', 'completed', 'failed', 'deleted'] as const;
-export type AccessState = (typeof accessStates)[number];
+export const batchStateTable = [
+  { state: 'pending', wire: 'Pending' },
+  { state: 'held', wire: 'Held' },
+  { state: 'processing', wire: 'Processing' },
+  { state: 'reporting', wire: 'Reporting' },
+  { state: 'completed', wire: 'Completed' },
+  { state: 'failed', wire: 'Failed' },
+  { state: 'update-reporting', wire: 'UpdateReporting' },
+  { state: 'deleted', wire: 'Deleted' },
+] as const satisfies readonly StateRow[];
 
+export const accessStateTable = [
+  { state: 'pending', wire: 'Pending' },
+  { state: 'processing', wire: 'Processing' },
+  { state: 'completed', wire: 'Completed' },
+  { state: 'failed', wire: 'Failed' },
+  { state: 'deleted', wire: 'Deleted' },
+] as const satisfies readonly StateRow[];
+
+type JobRow = (typeof jobStateTable)[number];
+export type JobState = JobRow['state'];
 /** The job states in which a step runs; a requeued job resumes at one of them. */
-export const jobWorkingStates = [
-  'estimating',
-  'provisioning',
-  'downloading',
-  'processing',
-  'recording',
-  'notify',
-] as const satisfies readonly JobState[];
-export type JobWorkingState = (typeof jobWorkingStates)[number];
+export type JobWorkingState = Extract<JobRow, { step: string }>['state'];
+export type BatchState = (typeof batchStateTable)[number]['state'];
+export type AccessState = (typeof accessStateTable)[number]['state'];
+
+export const jobStates: readonly JobState[] = jobStateTable.map((row) => row.state);
+export const batchStates: readonly BatchState[] = batchStateTable.map((row) => row.state);
+export const accessStates: readonly AccessState[] = accessStateTable.map((row) => row.state);
+
+export const jobWorkingStates: readonly JobWorkingState[] = jobStateTable
+  .filter((row): row is Extract<JobRow, { step: string }> => 'step' in row)
+  .map((row) => row.state);
+
+/** The step (machine actor) each working job state runs. */
+export const jobStepOfState = Object.fromEntries(
+  jobStateTable.flatMap((row) => ('step' in row ? [[row.state, row.step]] : [])),
+) as Readonly<Record<JobWorkingState, string>>;
 
 const WORKING: ReadonlySet<string> = new Set(jobWorkingStates);
 
-/** Whether a step runs in `state` (one of {@link jobWorkingStates}). */
+/** Whether a step runs in `state` of Merritt's job lifecycle. */
 export function isJobWorkingState(state: string): state is JobWorkingState {
   return WORKING.has(state);
 }

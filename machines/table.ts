@@ -2,7 +2,7 @@
 export interface GuardRef {
   type: string;
   /** Static parameters; absent when the machine computes them from the event. */
-  params?: Readonly<Record<string, string | number | boolean>>;
+  params?: Readonly<Record<string, string | number | boolean | readonly string[]>>;
 }
 
 /**

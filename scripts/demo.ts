@@ -16,6 +16,7 @@ import { listBatchJobs } from '../src/queue/batch-jobs.js';
 import { loadJob } from '../src/queue/job-load.js';
 import { startService } from '../src/service.js';
 import { provideZooKeeper } from '../src/zk-server/provider.js';
+import { merrittJobLifecycle } from '../machines/index.js';
 
 const STATES = ['pending', ...jobWorkingStates, 'completed', 'failed'] as const;
 const tty = process.stdout.isTTY === true;
@@ -41,7 +42,12 @@ async function main(): Promise<number> {
   const service = await startService(config, { sweepIntervalMs: 10_000, httpPort: 0 }, createLogger('warn'));
   const sample = await serveSampleCollection();
   try {
-    const queue = { zk: service.zk, log: createLogger('silent'), now: () => new Date() };
+    const queue = {
+      zk: service.zk,
+      lifecycle: merrittJobLifecycle,
+      log: createLogger('silent'),
+      now: () => new Date(),
+    };
     const { bid } = await createBatch(queue, {
       profile_name: 'demo',
       submitter: 'demo',

@@ -7,16 +7,11 @@ import type { BatchWork } from './queue/batch-acquire.js';
 import { registerEngine } from './queue/engines.js';
 import { GroupCommit } from './queue/group-commit.js';
 import type { Config } from './config.js';
-import {
-  BATCH_WORK,
-  Engine,
-  SERVABLE_JOB_STATES,
-  type EngineOptions,
-  type ServableJobState,
-} from './engine/engine.js';
+import { merrittJobLifecycle, type JobLifecycle } from '../machines/index.js';
+import { BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
 import { countingLedger, fileLedger, noLedger } from './engine/ledger.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
-import type { AccessSteps, BatchSteps, JobSteps } from './engine/steps.js';
+import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
 import { startHttpApi } from './http/index.js';
 import { createIngestSteps } from './steps/ingest/index.js';
@@ -29,7 +24,11 @@ import { startEmbedded } from './zk-server/embedded.js';
 export interface ServiceOptions {
   /** ZooKeeper to use (else ZK_CONNECT, else the embedded server). */
   zkConnect?: string;
-  jobStates?: readonly ServableJobState[];
+  /** The job lifecycle to run (default Merritt's, machines/states.ts). */
+  lifecycle?: JobLifecycle;
+  /** Steps of the lifecycle's own working states, beside (or instead of) the built-in ones. */
+  extraJobSteps?: Readonly<Record<string, JobStep>>;
+  jobStates?: readonly string[];
   batchWork?: readonly BatchWork[];
   /** Which step implementations run: the ingest steps (default) or simulated ones (tests, benchmarks). */
   steps?: 'ingest' | 'simulated';
@@ -85,6 +84,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
   const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
   const queue = {
     zk,
+    lifecycle: options.lifecycle ?? merrittJobLifecycle,
     log: log.child({ component: 'queue' }),
     now: () => new Date(),
     commits: new GroupCommit(zk),
@@ -92,7 +92,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
   // The HTTP API validates submissions against the profiles: the ingest steps' store, or one
   // loaded for it when the steps are simulated.
   const steps: {
-    jobSteps: JobSteps;
+    jobSteps: JobStepSet;
     batchSteps: BatchSteps;
     accessSteps: AccessSteps;
     profiles: ProfileStore;
@@ -108,7 +108,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
   const engine = new Engine(
     {
       queue,
-      jobSteps: steps.jobSteps,
+      jobSteps: { ...steps.jobSteps, steps: { ...steps.jobSteps.steps, ...options.extraJobSteps } },
       batchSteps: steps.batchSteps,
       accessSteps: steps.accessSteps,
       ledger: countingLedger(ledgerFile ?? noLedger, metrics),
@@ -120,7 +120,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       jobStates: options.jobStates,
       batchWork: options.batchWork,
       sweepIntervalMs: options.sweepIntervalMs,
-      limits: options.limit !== undefined ? uniformLimits(options.limit) : undefined,
+      limits: options.limit !== undefined ? uniformLimits(queue.lifecycle, options.limit) : undefined,
     },
   );
   await engine.start();
@@ -193,6 +193,6 @@ function uploadDirOf(config: Config): string | undefined {
   return root ? join(root, 'uploads') : undefined;
 }
 
-function uniformLimits(limit: number): EngineOptions['limits'] {
-  return Object.fromEntries([...SERVABLE_JOB_STATES, ...BATCH_WORK].map((s) => [s, limit]));
+function uniformLimits(lifecycle: JobLifecycle, limit: number): EngineOptions['limits'] {
+  return Object.fromEntries([...lifecycle.servableStates, ...BATCH_WORK].map((s) => [s, limit]));
 }

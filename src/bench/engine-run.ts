@@ -8,6 +8,7 @@ import type { QueueContext } from '../queue/context.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { createSimulatedSteps } from '../steps/simulated.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
+import { merrittJobLifecycle } from '../../machines/index.js';
 
 /** A ledger line with the time it was written (ms, performance.now()) and the session's requests so far. */
 export type TimedEntry = LedgerEntry & { at: number; requests: number };
@@ -30,7 +31,13 @@ export async function startBenchEngine(
   let requests = 0;
   const zk = await connectZk({ connectString, onRequest: () => requests++ });
   const log = pino({ level: 'silent' });
-  const queue: QueueContext = { zk, log, now: () => new Date(), commits: new GroupCommit(zk) };
+  const queue: QueueContext = {
+    zk,
+    lifecycle: merrittJobLifecycle,
+    log,
+    now: () => new Date(),
+    commits: new GroupCommit(zk),
+  };
   await ensureQueueTree(zk);
   const entries: TimedEntry[] = [];
   const ledger: Ledger = {

@@ -13,6 +13,7 @@ import { describeMachine, type MachineDescription } from './machine.js';
 import { engineAtScale, seedPendingJobs } from './scale.js';
 import { median, repeat, round } from './stats.js';
 import { completionLatency, engineThroughput, expansionRate } from './throughput.js';
+import { merrittJobLifecycle } from '../../machines/index.js';
 
 /** How big a run is. `quick` keeps CI's run short; the default is the issue's full sizes. */
 export interface BenchOptions {
@@ -85,7 +86,11 @@ async function chrootQueue(
   // A long session: a server writing a snapshot of a big tree may pause for seconds.
   const zk = await connectZk({ connectString, sessionTimeoutMs: 30_000 });
   await ensureQueueTree(zk);
-  return { connectString, zk, queue: { zk, log: pino({ level: 'silent' }), now: () => new Date() } };
+  return {
+    connectString,
+    zk,
+    queue: { zk, lifecycle: merrittJobLifecycle, log: pino({ level: 'silent' }), now: () => new Date() },
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import { createLogger } from '../logger.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import type { QueueContext } from '../queue/context.js';
 import type { ZkClient } from '../zk/index.js';
+import { merrittJobLifecycle } from '../../machines/index.js';
 
 const UNITS: Readonly<Record<string, number>> = {
   ms: 1,
@@ -41,5 +42,10 @@ export function nonNegative(name: string) {
 
 /** A queue context for one command: logs go to stderr (stdout carries the output), warnings only. */
 export function commandQueueContext(zk: ZkClient): QueueContext {
-  return { zk, log: createLogger('warn', pino.destination({ fd: 2, sync: true })), now: () => new Date() };
+  return {
+    zk,
+    lifecycle: merrittJobLifecycle,
+    log: createLogger('warn', pino.destination({ fd: 2, sync: true })),
+    now: () => new Date(),
+  };
 }

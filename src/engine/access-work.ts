@@ -6,7 +6,7 @@ import { markFailed, withSpan } from '../telemetry/span.js';
 import type { EngineDeps } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
-import type { AccessSteps } from './steps.js';
+import type { AccessSteps } from '../steps/contracts.js';
 
 /**
  * An access request: taken (processing, lock kept), assembled through the access machine, and

@@ -19,7 +19,7 @@ import type { EngineDeps } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStep, StepAbortedError } from './step-runner.js';
-import type { BatchJobLists } from './steps.js';
+import type { BatchJobLists } from '../steps/contracts.js';
 
 const BATCH_ACTORS = ['expand', 'report'] as const;
 

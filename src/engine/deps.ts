@@ -1,12 +1,11 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
-import type { JobState } from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
 import type { HeldLock } from '../queue/locks.js';
 import type { QueueContext } from '../queue/context.js';
 import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
-import type { AccessSteps, BatchSteps, JobSteps } from './steps.js';
+import type { AccessSteps, BatchSteps, JobStepSet } from '../steps/contracts.js';
 
 /** A reserved slot for a job kept locked across a transition (see EngineDeps.handOver). */
 export interface HandOver {
@@ -19,7 +18,8 @@ export interface HandOver {
 /** What the engine's workers need; built once by the composition root. */
 export interface EngineDeps {
   queue: QueueContext;
-  jobSteps: JobSteps;
+  /** The steps of the queue's job lifecycle, by the step names of its table. */
+  jobSteps: JobStepSet;
   batchSteps: BatchSteps;
   /** The access queue's assembly; no access consumer runs without it. */
   accessSteps?: AccessSteps;
@@ -37,7 +37,7 @@ export interface EngineDeps {
    * its turn. With a slot the commit keeps the lock and the job goes on here, without being
    * acquired again (DESIGN.md invariant 1 holds: the multi still checks the lock).
    */
-  handOver?(state: JobState, refName: string): HandOver | undefined;
+  handOver?(state: string, refName: string): HandOver | undefined;
   /** Resolves when a step holding `lock` may start (see StallGuard); rejects with StepAbortedError when not. */
   beforeStep?(lock: HeldLock): Promise<void>;
 }

@@ -1,16 +1,11 @@
 import { interval, type Subscription } from 'rxjs';
-import {
-  isJobWorkingState,
-  jobWorkingStates,
-  type AccessQueue,
-  type JobState,
-} from '../../machines/index.js';
+import type { AccessQueue } from '../../machines/index.js';
 import { acquireAccess, type AcquiredAccess } from '../queue/access.js';
 import { runAccessRequest } from './access-work.js';
-import type { AccessSteps } from './steps.js';
+import type { AccessSteps } from '../steps/contracts.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
 import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
-import { ACCESS, batchPath, jobPath, parseRefName } from '../queue/paths.js';
+import { ACCESS, batchPath, jobPath, jobStateFolder, parseRefName } from '../queue/paths.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
@@ -22,26 +17,27 @@ import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
 
-/** Job states a consumer can serve: pending and every working state. */
-export const SERVABLE_JOB_STATES = ['pending', ...jobWorkingStates] as const satisfies readonly JobState[];
-export type ServableJobState = (typeof SERVABLE_JOB_STATES)[number];
 export const BATCH_WORK: readonly BatchWork[] = ['expand', 'report', 'update-report'];
 export const ACCESS_QUEUES: readonly AccessQueue[] = ['small', 'large'];
 
 export interface EngineOptions {
-  /** Job states this process consumes (default all); e.g. only `recording` for an inventory service. */
-  jobStates?: readonly ServableJobState[];
+  /**
+   * Job states this process consumes (default: the lifecycle's servable states, its initial
+   * state and every working state); e.g. only `recording` for an inventory service.
+   */
+  jobStates?: readonly string[];
   /** Batch work this process does (default all). */
   batchWork?: readonly BatchWork[];
-  /** Items worked on at once, per state or batch work (default 4; pending 8). */
-  limits?: Partial<Record<ServableJobState | BatchWork, number>>;
+  /** Items worked on at once, per state or batch work (default 4; the initial state 8). */
+  limits?: Partial<Record<string, number>>;
   /** Access queues this process consumes (default both, when access steps are given). */
   accessQueues?: readonly AccessQueue[];
   /** Safety-net sweep that re-reads every folder; 0 turns it off (default 60 s). */
   sweepIntervalMs?: number;
   /**
-   * Jobs waiting in provisioning are evaluated again at least this often (default 30 s), and
-   * whenever a job of this process completes or fails (space may have been freed).
+   * Jobs in a state whose step may leave them there (provisioning) are evaluated again at least
+   * this often (default 30 s), and whenever a job of this process completes or fails (space may
+   * have been freed).
    */
   provisioningIntervalMs?: number;
 }
@@ -67,12 +63,21 @@ export class Engine {
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
     private readonly options: EngineOptions = {},
-  ) {}
+  ) {
+    const { lifecycle } = deps.queue;
+    const unknown = (options.jobStates ?? []).filter((state) => !lifecycle.servableStates.includes(state));
+    if (unknown.length > 0)
+      throw new Error(
+        `cannot consume job state ${unknown.join(', ')}: servable states are ${lifecycle.servableStates.join(', ')}`,
+      );
+    const missing = lifecycle.steps.filter((step) => deps.jobSteps.steps[step] === undefined);
+    if (missing.length > 0) throw new Error(`no implementation for job step ${missing.join(', ')}`);
+  }
 
   /** States and batch work this engine serves (for health and metrics). */
-  get served(): { jobStates: readonly ServableJobState[]; batchWork: readonly BatchWork[] } {
+  get served(): { jobStates: readonly string[]; batchWork: readonly BatchWork[] } {
     return {
-      jobStates: this.options.jobStates ?? SERVABLE_JOB_STATES,
+      jobStates: this.options.jobStates ?? this.deps.queue.lifecycle.servableStates,
       batchWork: this.options.batchWork ?? BATCH_WORK,
     };
   }
@@ -84,7 +89,7 @@ export class Engine {
 
   async start(): Promise<void> {
     const { zk } = this.deps.queue;
-    await ensureQueueTree(zk);
+    await ensureQueueTree(zk, this.deps.queue.lifecycle);
     const deps: EngineDeps = {
       ...this.deps,
       heldCollections: () => this.holds,
@@ -136,10 +141,11 @@ export class Engine {
     this.deps.log.info('engine stopped');
   }
 
-  private startJobConsumer(deps: EngineDeps, state: ServableJobState): void {
+  private startJobConsumer(deps: EngineDeps, state: string): void {
+    const { lifecycle } = deps.queue;
     const consumer = new Consumer<AcquiredJob>({
       name: state,
-      limit: this.options.limits?.[state] ?? (state === 'pending' ? 8 : DEFAULT_LIMIT),
+      limit: this.options.limits?.[state] ?? (state === lifecycle.initial ? 8 : DEFAULT_LIMIT),
       log: deps.log,
       acquire: (candidates, skip, onLocked) =>
         acquireJob(deps.queue, state, {
@@ -157,10 +163,10 @@ export class Engine {
       rankOf: (name) => name.slice(0, name.indexOf('-') + 1),
       busyElsewhere: (jid) => this.jobInHand(jid),
       work: async (acquired, signal) => {
-        if (!isJobWorkingState(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
+        if (!lifecycle.isWorking(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
-        if (to === 'completed' || to === 'failed') this.consumers.get('provisioning')?.reevaluate();
+        if (to !== undefined && !lifecycle.isWorking(to) && to !== state) this.reevaluateWaiting();
         if (to === state) return 'defer';
         return to === undefined ? undefined : 'moved';
       },
@@ -222,7 +228,7 @@ export class Engine {
   }
 
   /** A slot in this process's consumer of `state`, for a job whose commit keeps its lock. */
-  private handOver(state: JobState, refName: string): HandOver | undefined {
+  private handOver(state: string, refName: string): HandOver | undefined {
     const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
     if (!consumer?.reserve(refName)) return undefined;
     return {
@@ -247,11 +253,15 @@ export class Engine {
       .catch(() => poke());
   }
 
+  /** Jobs waiting in a state whose step may keep them there are evaluated again. */
+  private reevaluateWaiting(): void {
+    for (const state of this.deps.queue.lifecycle.staysStates) this.consumers.get(state)?.reevaluate();
+  }
+
   private startTimers(): void {
-    const provisioning = this.consumers.get('provisioning');
-    if (provisioning) {
+    if (this.deps.queue.lifecycle.staysStates.some((state) => this.consumers.has(state))) {
       const every = this.options.provisioningIntervalMs ?? 30_000;
-      this.subscriptions.push(interval(every).subscribe(() => provisioning.reevaluate()));
+      this.subscriptions.push(interval(every).subscribe(() => this.reevaluateWaiting()));
     }
     const sweep = this.options.sweepIntervalMs ?? 60_000;
     if (sweep > 0) {
@@ -265,7 +275,7 @@ export class Engine {
     for (const state of this.served.jobStates) {
       const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
       try {
-        consumer?.offer((await zk.getChildren(`/jobs/states/${state}`)).sort());
+        consumer?.offer((await zk.getChildren(jobStateFolder(state))).sort());
       } catch (err) {
         this.deps.log.warn({ state, err }, 'sweep could not read a folder');
       }

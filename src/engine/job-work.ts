@@ -1,10 +1,5 @@
-import {
-  isJobWorkingState,
-  restoreJob,
-  type JobContext,
-  type JobEvent,
-  type JobState,
-} from '../../machines/index.js';
+import type { EventObject } from 'xstate';
+import type { JobContext } from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord, plannedJobRecord } from '../queue/job-transition.js';
 import { loadJob } from '../queue/job-load.js';
@@ -19,9 +14,7 @@ import type { EngineDeps, HandOver } from './deps.js';
 import { releaseEventually } from './lock-release.js';
 import { isIndeterminate, settle } from './indeterminate.js';
 import { runMachineStepPlanned, StepAbortedError, type PlannedNext } from './step-runner.js';
-import { stepOfState, type StepWrites } from './steps.js';
-
-const JOB_ACTORS = Object.values(stepOfState);
+import { STEP_WRITE_KEYS, type StepWrites } from '../steps/contracts.js';
 
 /** A pending job: held when its collection is on hold, otherwise on to estimating. Resolves with the state committed. */
 export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): Promise<string | undefined> {
@@ -66,8 +59,11 @@ async function stepAndCommit(
   span: Span,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  if (!isJobWorkingState(job.status)) throw new Error(`no step runs in state ${job.status}`);
-  const step = stepOfState[job.status];
+  const { lifecycle } = deps.queue;
+  const step = lifecycle.stepOf(job.status);
+  const run = step === undefined ? undefined : deps.jobSteps.steps[step];
+  if (step === undefined || run === undefined)
+    throw new Error(`no step runs in state ${job.status}${step ? ` (step ${step} was not given)` : ''}`);
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
   try {
     await deps.beforeStep?.(acquired.lock);
@@ -78,21 +74,21 @@ async function stepAndCommit(
   }
   deps.ledger.record({ kind: 'start', item: job.jobId, state: job.status, version: job.statusVersion });
   let writes: StepWrites = {};
-  const { machine, input } = restoreJob(job);
-  let event: JobEvent;
+  const { machine, input } = lifecycle.restore(job);
+  let event: EventObject;
   let next: PlannedNext | undefined;
   const started = performance.now();
   try {
-    ({ event, next } = await runMachineStepPlanned<JobEvent>({
+    ({ event, next } = await runMachineStepPlanned<EventObject>({
       machine,
       input,
-      actorNames: JOB_ACTORS,
+      actorNames: lifecycle.steps,
       actor: step,
       signal,
       inspect: deps.inspect,
       run: async (stepSignal) => {
-        const output = await deps.jobSteps[step]({ job, signal: stepSignal, log });
-        if (output && typeof output === 'object' && ('identifiers' in output || 'inventory' in output))
+        const output = await run({ job, signal: stepSignal, log });
+        if (output && typeof output === 'object' && STEP_WRITE_KEYS.some((key) => key in output))
           writes = output;
         return output;
       },
@@ -106,7 +102,7 @@ async function stepAndCommit(
   span.setAttribute(Attr.event, event.type);
   deps.metrics?.stepDuration(job.status, (performance.now() - started) / 1000);
   if ('message' in event && event.type.endsWith('.failed')) {
-    markFailed(span, event.message ?? event.type);
+    markFailed(span, typeof event.message === 'string' ? event.message : event.type);
     deps.metrics?.stepFailed(job.status);
   }
   const to = await commit(deps, acquired, event, writes, next);
@@ -122,32 +118,33 @@ function handOverFor(
   next: string,
   priority: number,
 ): HandOver | undefined {
-  if (next === job.status || !isJobWorkingState(next) || !deps.handOver) return undefined;
+  if (next === job.status || !deps.queue.lifecycle.isWorking(next) || !deps.handOver) return undefined;
   return deps.handOver(next, basename(jobRef(next, priority, job.jobId)));
 }
 
 /** The job after `event`: from the step's plan when its pure run made one (no second evaluation of the machine). */
 function plannedOrNext(
+  deps: EngineDeps,
   job: AcquiredJob['job'],
-  event: JobEvent,
+  event: EventObject,
   writes: StepWrites,
   next: PlannedNext | undefined,
 ): AcquiredJob['job'] {
   return next
-    ? plannedJobRecord(job, next.value as JobState, next.context as JobContext, writes)
-    : nextJobRecord(job, event, writes);
+    ? plannedJobRecord(job, next.value, next.context as JobContext, writes)
+    : nextJobRecord(deps.queue.lifecycle, job, event, writes);
 }
 
 async function commit(
   deps: EngineDeps,
   acquired: AcquiredJob,
-  event: JobEvent,
+  event: EventObject,
   writes: StepWrites,
   next?: PlannedNext,
   retried = false,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  const planned = plannedOrNext(job, event, writes, next);
+  const planned = plannedOrNext(deps, job, event, writes, next);
   const handOver = handOverFor(deps, job, planned.status, planned.priority);
   try {
     const { job: next } = await commitJobTransition(deps.queue, acquired, event, {
@@ -193,7 +190,7 @@ async function commit(
 async function settleCommit(
   deps: EngineDeps,
   acquired: AcquiredJob,
-  event: JobEvent,
+  event: EventObject,
   writes: StepWrites,
   retried: boolean,
   err: unknown,
@@ -201,7 +198,7 @@ async function settleCommit(
   next: PlannedNext | undefined,
 ): Promise<string | undefined> {
   const { job } = acquired;
-  const expected = plannedOrNext(job, event, writes, next);
+  const expected = plannedOrNext(deps, job, event, writes, next);
   const outcome = await settle(deps.queue.zk, () => loadJob(deps.queue, job.jobId), {
     status: expected.status,
     fromVersion: job.statusVersion,

@@ -27,9 +27,9 @@ export function createApiContext(deps: HttpApiDeps): { ctx: ApiContext; close: (
     ...deps,
     counters: declareCounters(),
     sessionState: () => session,
-    feed: createTransitionFeed(deps.queue.zk),
+    feed: createTransitionFeed(deps.queue.zk, deps.queue.lifecycle),
     ensureTree: () => {
-      tree ??= ensureQueueTree(deps.queue.zk).catch((err: unknown) => {
+      tree ??= ensureQueueTree(deps.queue.zk, deps.queue.lifecycle).catch((err: unknown) => {
         tree = undefined; // try again with the next submission
         throw err;
       });

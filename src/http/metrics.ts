@@ -1,5 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
-import { batchStates, jobStates } from '../../machines/index.js';
+import { batchStates } from '../../machines/index.js';
 import type { QueueContext } from '../queue/context.js';
 import { createLimit } from '../queue/doctor-reader.js';
 import { isQueueError } from '../queue/errors.js';
@@ -49,13 +49,20 @@ async function childCount(queue: QueueContext, path: string): Promise<number> {
   return (await queue.zk.exists(path))?.numChildren ?? 0;
 }
 
-/** Jobs per state: the number of refs in each `/jobs/states/<state>` folder (one stat each). */
+/**
+ * Jobs per state of the lifecycle the queue runs: the number of refs in each state's folder under
+ * `/jobs/states` (one stat each).
+ */
 async function jobCounts(queue: QueueContext): Promise<MetricFamily> {
-  const counts = await Promise.all(jobStates.map((state) => childCount(queue, jobStateFolder(state))));
+  const lifecycle = queue.lifecycle;
+  const { states } = lifecycle;
+  const counts = await Promise.all(
+    states.map((state) => childCount(queue, jobStateFolder(lifecycle.folderOf(state)))),
+  );
   return gauge(
     'mrtq_jobs',
     'Jobs per state (refs in /jobs/states/<state>).',
-    jobStates.map((state, i) => ({ labels: { state }, value: counts[i] ?? 0 })),
+    states.map((state, i) => ({ labels: { state }, value: counts[i] ?? 0 })),
   );
 }
 

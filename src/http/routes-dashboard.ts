@@ -1,11 +1,3 @@
-import {
-  batchStates,
-  batchTable,
-  jobStates,
-  jobTable,
-  accessStates,
-  accessTable,
-} from '../../machines/index.js';
 import { listEngines } from '../queue/engines.js';
 import { QueueError } from '../queue/errors.js';
 import { listJobs, showItem } from '../queue/listing.js';
@@ -13,21 +5,15 @@ import { COLLECTION_LOCKS, QUEUE_NAMES } from '../queue/paths.js';
 import type { MetricFamily } from '../telemetry/prometheus.js';
 import { isZkError } from '../zk/index.js';
 import type { ApiContext, RouteSpec } from './deps.js';
+import { describeLifecycles, lifecycleViews, type LifecycleName } from './lifecycles.js';
 import { collectMetrics } from './metrics.js';
-import { engineList, lifecycleParams, overviewBody, params, timelineBody } from './schemas.js';
+import { engineList, lifecycleBody, lifecycleParams, overviewBody, params, timelineBody } from './schemas.js';
 import { layoutDiagram, type DiagramLayout } from './ui/diagram-layout.js';
 import { renderDiagram } from './ui/diagram-svg.js';
 import { deriveTimeline, TIMELINE_NOTE } from './ui/timeline.js';
 
 /** Jobs a timeline reads at most (the largest page of `GET /jobs`). */
 export const TIMELINE_JOBS = 500;
-
-const LIFECYCLES = {
-  job: { table: jobTable, states: jobStates, title: 'Job lifecycle', counted: 'mrtq_jobs' },
-  batch: { table: batchTable, states: batchStates, title: 'Batch lifecycle', counted: 'mrtq_batches' },
-  access: { table: accessTable, states: accessStates, title: 'Access request lifecycle', counted: undefined },
-} as const;
-type Lifecycle = keyof typeof LIFECYCLES;
 
 /** `{label value: sample value}` of one gauge family from `/metrics`' own computation. */
 function countsOf(families: readonly MetricFamily[], name: string, label: string): Record<string, number> {
@@ -64,7 +50,8 @@ async function overview(ctx: ApiContext) {
 }
 
 function diagramRoute(ctx: ApiContext): RouteSpec {
-  const layouts = new Map<Lifecycle, DiagramLayout>();
+  const views = lifecycleViews(ctx.queue.lifecycle);
+  const layouts = new Map<LifecycleName, DiagramLayout>();
   return {
     method: 'GET',
     url: '/machines/:lifecycle/diagram',
@@ -73,15 +60,13 @@ function diagramRoute(ctx: ApiContext): RouteSpec {
     produces: 'image/svg+xml',
     schema: { params: lifecycleParams },
     handler: async (request, reply) => {
-      const name = (request.params as { lifecycle: Lifecycle }).lifecycle;
-      const lifecycle = LIFECYCLES[name];
+      const name = (request.params as { lifecycle: LifecycleName }).lifecycle;
+      const view = views[name];
       let layout = layouts.get(name);
-      if (!layout) layouts.set(name, (layout = layoutDiagram(lifecycle.table, lifecycle.states)));
-      const label = name === 'batch' ? 'status' : 'state';
-      const counts = lifecycle.counted
-        ? countsOf(await collectMetrics(ctx), lifecycle.counted, label)
-        : undefined;
-      const svg = renderDiagram(layout, { id: name, title: lifecycle.title, counts });
+      if (!layout) layouts.set(name, (layout = layoutDiagram(view.table, view.states)));
+      const { counted } = view;
+      const counts = counted ? countsOf(await collectMetrics(ctx), counted.family, counted.label) : undefined;
+      const svg = renderDiagram(layout, { id: name, title: view.title, counts });
       return reply.type('image/svg+xml; charset=utf-8').send(svg);
     },
   };
@@ -121,8 +106,9 @@ function timelineRoute(ctx: ApiContext): RouteSpec {
   };
 }
 
-/** What the dashboard needs beyond the items: overview, engine processes, diagrams, timelines. */
+/** What the dashboard needs beyond the items: overview, engine processes, lifecycles, diagrams, timelines. */
 export function dashboardRoutes(ctx: ApiContext): RouteSpec[] {
+  const description = describeLifecycles(ctx.queue.lifecycle);
   return [
     {
       method: 'GET',
@@ -141,6 +127,16 @@ export function dashboardRoutes(ctx: ApiContext): RouteSpec[] {
       summary: 'The engine processes registered now (/engines): host, pid, version, what each serves',
       schema: { response: { 200: engineList } },
       handler: async () => ({ items: await listEngines(ctx.queue) }),
+    },
+    {
+      method: 'GET',
+      url: '/lifecycle',
+      tag: 'dashboard',
+      summary:
+        'The states of the job lifecycle this queue runs (wire name, folder, whether and which step runs), ' +
+        'and of the batch and access lifecycles: what clients list and filter by',
+      schema: { response: { 200: lifecycleBody } },
+      handler: () => Promise.resolve(description),
     },
     diagramRoute(ctx),
     timelineRoute(ctx),

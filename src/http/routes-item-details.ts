@@ -44,7 +44,7 @@ async function jobDetails(ctx: ApiContext, item: ShownJob) {
   ]);
   return {
     ...item,
-    allowedActions: allowedJobActions(item.job, batchStatus),
+    allowedActions: allowedJobActions(item.job, batchStatus, ctx.queue.lifecycle),
     ...holder,
     ...trace(ctx, item.job.configuration.traceparent),
   };

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { JobState } from '../../machines/index.js';
 import { createBatch } from '../queue/batch-create.js';
 import { withCallerContext } from '../telemetry/trace-context.js';
 import { QueueError } from '../queue/errors.js';
@@ -129,9 +128,9 @@ function listRoutes(ctx: ApiContext): RouteSpec[] {
       url: '/jobs',
       tag: 'jobs',
       summary: 'Jobs: by state in priority order, else newest first; filtered by batch and collection',
-      schema: { querystring: jobQuery, response: { 200: jobList } },
+      schema: { querystring: jobQuery(ctx.queue.lifecycle), response: { 200: jobList } },
       handler: async (request) => {
-        const query = request.query as Paging & { state?: JobState; batch?: string; collection?: string };
+        const query = request.query as Paging & { state?: string; batch?: string; collection?: string };
         const { state, batch, collection } = query;
         return listJobs(ctx.queue, { state, batch, collection }, pageOf(query));
       },

@@ -1,5 +1,6 @@
-import { batchStates, jobStates } from '../../machines/index.js';
+import { batchStates, type JobLifecycle } from '../../machines/index.js';
 import { QUEUE_NAMES } from '../queue/paths.js';
+import { LIFECYCLE_NAMES } from './lifecycles.js';
 
 /**
  * The JSON schemas the routes validate with and the OpenAPI document is built from (one object
@@ -121,17 +122,20 @@ export const batchQuery: JsonSchema = {
   },
 };
 
-/** `GET /jobs`. */
-export const jobQuery: JsonSchema = {
+/**
+ * `GET /jobs`: the states are those of the lifecycle the queue runs, so the schema is built when
+ * the API is created, not when this module loads.
+ */
+export const jobQuery = (lifecycle: Pick<JobLifecycle, 'states'>): JsonSchema => ({
   type: 'object',
   additionalProperties: false,
   properties: {
-    state: { type: 'string', enum: jobStates },
+    state: { type: 'string', enum: [...lifecycle.states] },
     batch: text(30, { pattern: '^bid[0-9]+$' }),
     collection: text(100),
     ...paging,
   },
-};
+});
 
 /** Path parameters. */
 export const params = {
@@ -255,7 +259,51 @@ export const overviewBody: JsonSchema = {
 export const lifecycleParams: JsonSchema = {
   type: 'object',
   required: ['lifecycle'],
-  properties: { lifecycle: { type: 'string', enum: ['job', 'batch', 'access'] } },
+  properties: { lifecycle: { type: 'string', enum: LIFECYCLE_NAMES } },
+};
+
+const stateList = (item: JsonSchema): JsonSchema => ({
+  type: 'object',
+  required: ['states'],
+  properties: { states: { type: 'array', items: item } },
+});
+const namedState = {
+  type: 'object',
+  required: ['state', 'wire'],
+  properties: {
+    state: { type: 'string' },
+    wire: { type: 'string', description: 'the status name ZooKeeper stores' },
+  },
+};
+
+/** `GET /lifecycle` (see src/http/lifecycles.ts). */
+export const lifecycleBody: JsonSchema = {
+  type: 'object',
+  required: ['job', 'batch', 'access'],
+  properties: {
+    job: {
+      type: 'object',
+      required: ['initial', 'states'],
+      properties: {
+        initial: { type: 'string', description: 'the state a job is created in' },
+        states: {
+          type: 'array',
+          items: {
+            type: 'object',
+            required: ['state', 'wire', 'folder', 'working'],
+            properties: {
+              ...namedState.properties,
+              folder: { type: 'string', description: 'the folder of its refs under /jobs/states' },
+              working: { type: 'boolean', description: 'a step runs in it' },
+              step: { type: 'string', description: 'the step it runs' },
+            },
+          },
+        },
+      },
+    },
+    batch: stateList(namedState),
+    access: stateList(namedState),
+  },
 };
 
 /** `GET /batches/:id/timeline` (see src/http/ui/timeline.ts). */

@@ -105,7 +105,7 @@ export async function deleteJob(
   const acquired = await lockedJob(ctx, jid, options);
   let batchLock: HeldLock | undefined;
   try {
-    nextJobRecord(acquired.job, { type: 'admin.delete' });
+    nextJobRecord(ctx.lifecycle, acquired.job, { type: 'admin.delete' });
     batchLock = (await lockJobsBatch(ctx, acquired.job, 'delete', options)).lock;
     return (await commitJobTransition(ctx, acquired, { type: 'admin.delete' })).job;
   } catch (err) {
@@ -131,11 +131,11 @@ export async function requeueJob(
   const acquired = await lockedJob(ctx, jid, options);
   let batchLock: AcquiredBatch | undefined;
   try {
-    const next = nextJobRecord(acquired.job, { type: 'admin.requeue' });
+    const next = nextJobRecord(ctx.lifecycle, acquired.job, { type: 'admin.requeue' });
     batchLock = await lockJobsBatch(ctx, acquired.job, 'requeue', options);
     const { batch } = batchLock;
     const now = ctx.now();
-    const ops = jobTransitionOps(acquired, next, {}, now);
+    const ops = jobTransitionOps(acquired, next, {}, now, ctx.lifecycle);
     if (batch.status === 'failed') {
       const nextBatch = nextBatchRecord(batch, { type: 'batch.job-requeued' });
       ops.push(...batchTransitionOps(batchLock, nextBatch, {}, now));

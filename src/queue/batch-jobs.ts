@@ -1,10 +1,12 @@
-import type { JobState } from '../../machines/index.js';
 import { isZkError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { BATCH_FOLDERS, batchFolderPath, type BatchFolder } from './paths.js';
 
-/** The batch folder a job's ref belongs in: completed, failed and deleted jobs in theirs, every other in batch-processing. */
-export function batchFolderForJob(state: JobState): BatchFolder {
+/**
+ * The batch folder a job's ref belongs in: completed, failed and deleted jobs in theirs, every
+ * other in batch-processing (seeds 000/003; a job in a state its lifecycle adds is still in work).
+ */
+export function batchFolderForJob(state: string): BatchFolder {
   if (state === 'completed') return 'batch-completed';
   if (state === 'failed') return 'batch-failed';
   if (state === 'deleted') return 'batch-deleted';

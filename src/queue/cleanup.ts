@@ -1,4 +1,5 @@
-import { batchWireNames, parseBatchState, parseJobState } from '../../machines/index.js';
+import { batchFolderForJob } from './batch-jobs.js';
+import { batchWireNames, parseBatchState } from '../../machines/index.js';
 import { ZkTransactionError, isZkError, type Op } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { DEFAULT_ORPHAN_GRACE_MS } from './doctor.js';
@@ -244,10 +245,17 @@ interface JobOutcome {
 
 type JobPlan = { ops: Op[]; refs: string[] } | JobOutcome;
 
-const FINAL_JOB_STATES: ReadonlySet<string> = new Set(['completed', 'failed', 'deleted']);
+/** Jobs whose batch ref has left batch-processing (completed, failed, deleted) may be removed. */
+const isFinal = (state: string): boolean => batchFolderForJob(state) !== 'batch-processing';
 
 /** What removing a job takes now: its existing state refs, its children and itself. */
-async function planJobRemoval(read: TreeReader, bid: string, jid: string, index: RefIndex): Promise<JobPlan> {
+async function planJobRemoval(
+  ctx: QueueContext,
+  read: TreeReader,
+  bid: string,
+  jid: string,
+  index: RefIndex,
+): Promise<JobPlan> {
   const job = await scanJob(read, jid);
   if (!job) return { removed: false };
   const owner = textOf(job.bid);
@@ -255,11 +263,15 @@ async function planJobRemoval(read: TreeReader, bid: string, jid: string, index:
   if (job.children.has('lock')) return { removed: false, blocker: `job ${jid} is locked` };
   const status = job.status ? decodeObject(jobChild(jid, 'status'), job.status) : undefined;
   const state =
-    status?.ok && typeof status.value.status === 'string' ? parseJobState(status.value.status) : undefined;
-  if (state && !FINAL_JOB_STATES.has(state)) return { removed: false, blocker: `job ${jid} is ${state}` };
+    status?.ok && typeof status.value.status === 'string'
+      ? ctx.lifecycle.parse(status.value.status)
+      : undefined;
+  if (state && !isFinal(state)) return { removed: false, blocker: `job ${jid} is ${state}` };
   const known = (index.stateRefs.get(jid) ?? []).map((ref: StateRef) => ref.path);
   const priority = Number(textOf(job.priority) || 5);
-  const candidates = new Set(state ? [...known, jobRef(state, priority, jid)] : known);
+  const candidates = new Set(
+    state ? [...known, jobRef(ctx.lifecycle.folderOf(state), priority, jid)] : known,
+  );
   const stats = await Promise.all([...candidates].map((path) => read.stat(path)));
   const refs = [...candidates].filter((_, i) => stats[i] !== undefined);
   const ops: Op[] = [
@@ -279,7 +291,7 @@ async function removeJob(
   index: RefIndex,
 ): Promise<JobOutcome> {
   for (let attempt = 1; ; attempt += 1) {
-    const plan = await planJobRemoval(read, bid, jid, index);
+    const plan = await planJobRemoval(ctx, read, bid, jid, index);
     if (!('ops' in plan)) return plan;
     try {
       await ctx.zk.multi(plan.ops);

@@ -1,4 +1,4 @@
-import { jobWireNames, parseJobState, type JobState } from '../../machines/index.js';
+import type { JobLifecycle } from '../../machines/index.js';
 import { batchFolderForJob } from './batch-jobs.js';
 import { decodeObject, isOrphanJob, textOf, type RefIndex } from './doctor-index.js';
 import {
@@ -21,15 +21,15 @@ export function checkJobs(scan: QueueScan, index: RefIndex, settings: CheckSetti
 function checkJob(job: JobScan, scan: QueueScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
   if (!job.status) return missingStatus(job, index, settings);
   const out: DoctorProblem[] = [];
-  const state = stateOf(job, out);
+  const state = stateOf(job, out, settings.lifecycle);
   const priority = priorityOf(job, out);
   const bid = batchOf(job, scan, out);
   checkConfiguration(job, out);
   // Where refs belong follows from the status; with no usable status there is nothing to compare.
   if (state) {
     const refProblems = [
-      stateRefProblem(job.jid, state, priority, index),
-      bid ? batchRefProblem(job.jid, state, bid, index) : undefined,
+      stateRefProblem(job.jid, state, priority, index, settings.lifecycle),
+      bid ? batchRefProblem(job.jid, state, bid, index, settings.lifecycle) : undefined,
     ];
     out.push(...refProblems.filter((p) => p !== undefined));
   }
@@ -67,7 +67,7 @@ function missingStatus(job: JobScan, index: RefIndex, settings: CheckSettings): 
   ];
 }
 
-function stateOf(job: JobScan, out: DoctorProblem[]): JobState | undefined {
+function stateOf(job: JobScan, out: DoctorProblem[], lifecycle: JobLifecycle): string | undefined {
   const path = jobChild(job.jid, 'status');
   const decoded = decodeObject(path, job.status!);
   if (!decoded.ok) {
@@ -82,8 +82,8 @@ function stateOf(job: JobScan, out: DoctorProblem[]): JobState | undefined {
     return undefined;
   }
   const { status, last_successful_status: last } = decoded.value;
-  const state = typeof status === 'string' ? parseJobState(status) : undefined;
-  const expected = Object.values(jobWireNames).join(', ');
+  const state = typeof status === 'string' ? lifecycle.parse(status) : undefined;
+  const expected = lifecycle.states.map((s) => lifecycle.wireName(s)).join(', ');
   if (!state) {
     out.push(
       problem(
@@ -93,7 +93,7 @@ function stateOf(job: JobScan, out: DoctorProblem[]): JobState | undefined {
         `${path} has status ${JSON.stringify(status)}, which is no job state; expected one of ${expected}`,
       ),
     );
-  } else if (typeof last === 'string' && last !== '' && !parseJobState(last)) {
+  } else if (typeof last === 'string' && last !== '' && !lifecycle.parse(last)) {
     out.push(
       problem(
         'JOB_STATUS_UNKNOWN',
@@ -173,10 +173,16 @@ function checkConfiguration(job: JobScan, out: DoctorProblem[]): void {
 }
 
 /** The one problem of a job's `/jobs/states` ref, if any. */
-function stateRefProblem(jid: string, state: JobState, priority: number | undefined, index: RefIndex) {
+function stateRefProblem(
+  jid: string,
+  state: string,
+  priority: number | undefined,
+  index: RefIndex,
+  lifecycle: JobLifecycle,
+) {
   const refs = index.stateRefs.get(jid) ?? [];
   const expected = jobRef(state, priority ?? 5, jid);
-  const status = jobWireNames[state];
+  const status = lifecycle.wireName(state);
   if (refs.length === 0) {
     const message = `job ${jid} is ${status} but has no ref under /jobs/states, so no consumer sees it`;
     return problem('JOB_NO_STATE_REF', jid, expected, `${message}; expected ${expected}`);
@@ -187,7 +193,7 @@ function stateRefProblem(jid: string, state: JobState, priority: number | undefi
     return problem('JOB_STATE_REF_DUPLICATE', jid, jobPath(jid), `${message}: delete the others`);
   }
   const ref = refs[0]!;
-  if (ref.folder !== state) {
+  if (ref.folder !== lifecycle.folderOf(state)) {
     const message = `job ${jid} is ${status} but its ref is ${ref.path}; expected ${expected}`;
     return problem('JOB_STATE_REF_WRONG_FOLDER', jid, ref.path, message);
   }
@@ -199,10 +205,10 @@ function stateRefProblem(jid: string, state: JobState, priority: number | undefi
 }
 
 /** The one problem of a job's ref in its batch's folders, if any. */
-function batchRefProblem(jid: string, state: JobState, bid: string, index: RefIndex) {
+function batchRefProblem(jid: string, state: string, bid: string, index: RefIndex, lifecycle: JobLifecycle) {
   const refs = (index.batchRefs.get(jid) ?? []).filter((ref) => ref.bid === bid);
   const expected = batchRef(bid, batchFolderForJob(state), jid);
-  const status = jobWireNames[state];
+  const status = lifecycle.wireName(state);
   if (refs.length === 0) {
     const message = `job ${jid} (${status}) has no ref in its batch ${bid}, so the batch cannot tell when it is done`;
     return problem('JOB_NO_BATCH_REF', jid, expected, `${message}; expected ${expected}`);

@@ -1,3 +1,4 @@
+import type { JobLifecycle } from '../../machines/index.js';
 /**
  * What the consistency check reports. Codes are stable (scripts match on them); messages name
  * what is wrong, what was expected, and what to do about it.
@@ -76,6 +77,8 @@ export interface CheckSettings {
   orphanGraceMs: number;
   /** Sessions known to be alive; undefined when the caller could not tell. */
   liveSessions: ReadonlySet<string> | undefined;
+  /** The job lifecycle the queue follows: which statuses and folders exist. */
+  lifecycle: JobLifecycle;
 }
 
 /** True when a node created at `ctime` is older than the grace period (unknown ctime: not old). */

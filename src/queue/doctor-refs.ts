@@ -1,31 +1,30 @@
-import { jobStates } from '../../machines/index.js';
+import type { JobLifecycle } from '../../machines/index.js';
 import { textOf, type RefIndex } from './doctor-index.js';
 import { problem, type DoctorProblem } from './doctor-problems.js';
 import type { QueueScan } from './doctor-scan.js';
 import { JOB_STATES, jobPath } from './paths.js';
 
-const knownFolders: ReadonlySet<string> = new Set(jobStates);
-
 /** Checks that every ref is well named, in a known folder, and names an existing job of its batch. */
-export function checkRefs(scan: QueueScan, index: RefIndex): DoctorProblem[] {
+export function checkRefs(scan: QueueScan, index: RefIndex, lifecycle: JobLifecycle): DoctorProblem[] {
   return [
-    ...checkStateFolders(scan),
+    ...checkStateFolders(scan, lifecycle),
     ...checkRefNames(index),
     ...checkStateTargets(scan, index),
     ...checkBatchTargets(scan, index),
   ];
 }
 
-function checkStateFolders(scan: QueueScan): DoctorProblem[] {
+function checkStateFolders(scan: QueueScan, lifecycle: JobLifecycle): DoctorProblem[] {
+  const known = new Set(lifecycle.states.map((state) => lifecycle.folderOf(state)));
   return [...scan.stateFolders]
-    .filter(([folder]) => !knownFolders.has(folder))
+    .filter(([folder]) => !known.has(folder))
     .map(([folder, names]) => {
       const path = `${JOB_STATES}/${folder}`;
       return problem(
         'STATE_FOLDER_UNKNOWN',
         path,
         path,
-        `${path} (${names.length} refs) names no job state, so consumers never look there; expected one of ${jobStates.join(', ')}: move its refs to the folder of each job's status and delete it`,
+        `${path} (${names.length} refs) names no job state, so consumers never look there; expected one of ${[...known].join(', ')}: move its refs to the folder of each job's status and delete it`,
       );
     });
 }

@@ -42,7 +42,7 @@ export function checkQueue(scan: QueueScan, settings: CheckSettings): DoctorProb
   const index = indexRefs(scan);
   return [
     ...checkJobs(scan, index, settings),
-    ...checkRefs(scan, index),
+    ...checkRefs(scan, index, settings.lifecycle),
     ...checkBatches(scan, settings),
     ...checkUuids(scan),
     ...checkLocks(scan, settings),
@@ -59,6 +59,7 @@ function settingsOf(ctx: QueueContext, options: DoctorOptions): CheckSettings {
     now: ctx.now().getTime(),
     orphanGraceMs: options.orphanGraceMs ?? DEFAULT_ORPHAN_GRACE_MS,
     liveSessions: live ? new Set([...live, ctx.zk.sessionId].map(normaliseSessionId)) : undefined,
+    lifecycle: ctx.lifecycle,
   };
 }
 

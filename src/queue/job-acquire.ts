@@ -1,4 +1,3 @@
-import type { JobState } from '../../machines/index.js';
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
@@ -36,7 +35,7 @@ export interface AcquireOptions {
  */
 export async function acquireJob(
   ctx: QueueContext,
-  state: JobState,
+  state: string,
   options: AcquireOptions = {},
 ): Promise<AcquiredJob | undefined> {
   const folder = jobStateFolder(state);
@@ -58,7 +57,7 @@ export async function acquireJob(
 async function loadLocked(
   ctx: QueueContext,
   jid: string,
-  state: JobState,
+  state: string,
   ref: string,
   lock: HeldLock,
   options: AcquireOptions,

@@ -1,4 +1,4 @@
-import { newJobState, type JobState } from '../../machines/index.js';
+import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
 import { basename, type Op } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { batchFolderForJob, listBatchJobs } from './batch-jobs.js';
@@ -23,7 +23,7 @@ export interface JobSpec {
 export interface CreatedJob {
   jid: string;
   position: number;
-  status: JobState;
+  status: string;
 }
 
 export interface CreateJobsResult {
@@ -42,22 +42,27 @@ export interface ChunkLimits {
 const DEFAULT_LIMITS: ChunkLimits = { maxBytes: 256 * 1024, maxOps: 2000 };
 
 function jobOps(
+  lifecycle: JobLifecycle,
   bid: string,
   jid: string,
   spec: JobSpec,
   now: Date,
   traceparent?: string,
-): { ops: Op[]; status: JobState } {
+): { ops: Op[]; status: string } {
   const event = spec.rejected
     ? { type: 'job.rejected' as const, message: spec.rejected }
     : { type: 'job.created' as const };
-  const { to, context } = newJobState({ jobId: jid, batchId: bid, priority: spec.priority }, event);
+  const { to, context } = lifecycle.newState({ jobId: jid, batchId: bid, priority: spec.priority }, event);
   const configuration: JobConfiguration = { ...spec.configuration, manifest_position: spec.position };
   if (traceparent) configuration.traceparent = traceparent;
   const ops: Op[] = [
     { op: 'create', path: jobChild(jid, 'bid'), data: encodeText(bid) },
     { op: 'create', path: jobChild(jid, 'configuration'), data: encodeJson(configuration) },
-    { op: 'create', path: jobChild(jid, 'status'), data: encodeJobStatus({ status: to, ...context }, now) },
+    {
+      op: 'create',
+      path: jobChild(jid, 'status'),
+      data: encodeJobStatus({ status: to, ...context }, now, lifecycle),
+    },
     { op: 'create', path: jobChild(jid, 'priority'), data: encodeText(context.priority) },
     { op: 'create', path: jobChild(jid, 'space_needed'), data: encodeText(context.spaceNeeded) },
   ];
@@ -86,7 +91,15 @@ function chunk(specs: JobSpec[], limits: ChunkLimits): JobSpec[][] {
   let bytes = 0;
   let ops = 0;
   for (const spec of specs) {
-    const sample = jobOps('bid0000000000', 'jid0000000000', spec, new Date(0), SAMPLE_TRACEPARENT).ops;
+    // Sizes only: every lifecycle writes the same nodes at creation.
+    const sample = jobOps(
+      merrittJobLifecycle,
+      'bid0000000000',
+      'jid0000000000',
+      spec,
+      new Date(0),
+      SAMPLE_TRACEPARENT,
+    ).ops;
     const specBytes = sample.reduce((sum, op) => sum + opBytes(op), 0);
     if (current.length > 0 && (bytes + specBytes > limits.maxBytes || ops + sample.length > limits.maxOps)) {
       chunks.push(current);
@@ -159,7 +172,7 @@ export async function createJobs(
       const jid = basename(ids[i]?.createdPath ?? '');
       if (!jid.startsWith(JOB_PREFIX))
         throw new Error(`multi created no job id node for position ${spec.position}`);
-      const built = jobOps(bid, jid, spec, now, traceparent);
+      const built = jobOps(ctx.lifecycle, bid, jid, spec, now, traceparent);
       ops.push(...built.ops);
       created.push({ jid, position: spec.position, status: built.status });
     });

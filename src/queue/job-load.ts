@@ -3,7 +3,7 @@ import type { NodeData } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { jobChild, jobPath, type JobKey } from './paths.js';
-import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata } from './records.js';
+import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata, JobStore } from './records.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
 
 /** A job as read from ZooKeeper: the machine's stored state plus the rest of its nodes. */
@@ -14,7 +14,18 @@ export interface JobRecord extends StoredJob {
   configuration: JobConfiguration;
   identifiers: JobIdentifiers | undefined;
   metadata: JobMetadata | undefined;
+  /** The hand-off nodes processing writes for storage and inventory (merritt-protocols.md §1, §2). */
+  store: JobStore | undefined;
   inventory: JobInventory | undefined;
+  /** Versions of hand-off nodes that exist but are empty (another tool created them so): set, not created. */
+  emptyNodeVersions?: Partial<Record<'store' | 'inventory', number>>;
+}
+
+function emptyVersions(nodes: Partial<Record<'store' | 'inventory', Read>>): JobRecord['emptyNodeVersions'] {
+  const versions: NonNullable<JobRecord['emptyNodeVersions']> = {};
+  for (const [key, node] of Object.entries(nodes) as ['store' | 'inventory', Read][])
+    if (node && (!node.data || node.data.length === 0)) versions[key] = node.stat.version;
+  return Object.keys(versions).length > 0 ? versions : undefined;
 }
 
 type Read = NodeData | undefined;
@@ -43,16 +54,17 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     'space_needed',
     'identifiers',
     'metadata',
+    'store',
     'inventory',
   ];
   // One request (multiRead) for all of them: a job is read at every first acquire.
-  const [status, bid, configuration, priority, spaceNeeded, identifiers, metadata, inventory] =
+  const [status, bid, configuration, priority, spaceNeeded, identifiers, metadata, store, inventory] =
     await ctx.zk.getDataMany(keys.map((key) => jobChild(jid, key)));
   if (!status && !bid && !configuration && !(await ctx.zk.exists(jobPath(jid)))) {
     throw new QueueError('NOT_FOUND', `job ${jid} does not exist`, jobPath(jid));
   }
   const statusNode = required(jid, 'status', status);
-  const stored = decodeJobStatus(jobChild(jid, 'status'), statusNode.data);
+  const stored = decodeJobStatus(jobChild(jid, 'status'), statusNode.data, ctx.lifecycle);
   const batchId = decodeText(required(jid, 'bid', bid).data);
   if (!batchId) throw new QueueError('ITEM_INVALID', `${jobChild(jid, 'bid')} is empty`, jobPath(jid));
   return {
@@ -72,6 +84,8 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     ) as JobConfiguration,
     identifiers: optionalJson<JobIdentifiers>(jid, 'identifiers', identifiers),
     metadata: optionalJson<JobMetadata>(jid, 'metadata', metadata),
+    store: optionalJson<JobStore>(jid, 'store', store),
     inventory: optionalJson<JobInventory>(jid, 'inventory', inventory),
+    emptyNodeVersions: emptyVersions({ store, inventory }),
   };
 }

@@ -1,10 +1,8 @@
-import {
-  isJobWorkingState,
-  nextJobState,
-  type JobContext,
-  type JobEvent,
-  type JobState,
-} from '../../machines/index.js';
+import type { EventObject } from 'xstate';
+import type { JobContext, JobEvent, JobLifecycle } from '../../machines/index.js';
+
+/** An event of the queue's job lifecycle: Merritt's (typed) or one a custom lifecycle adds. */
+export type AnyJobEvent = JobEvent | EventObject;
 import { ZkTransactionError, type Op } from '../zk/index.js';
 import { batchFolderForJob } from './batch-jobs.js';
 import type { QueueContext } from './context.js';
@@ -13,7 +11,7 @@ import type { AcquiredJob } from './job-acquire.js';
 import type { JobRecord } from './job-load.js';
 import { assertSameSession } from './locks.js';
 import { batchPath, batchRef, jobChild, jobPath, jobRef, jobStateFolder, parseRefName } from './paths.js';
-import type { JobIdentifiers, JobInventory } from './records.js';
+import type { JobIdentifiers, JobInventory, JobStore } from './records.js';
 import { formatTimestamp } from './timestamps.js';
 import { encodeJobStatus, encodeJson, encodeText } from './wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
@@ -25,6 +23,8 @@ export interface JobCommitOptions {
   release?: boolean;
   /** Written with the transition (processing mints the ark). */
   identifiers?: JobIdentifiers;
+  /** Hand-off nodes: written only while absent or empty (a requeue keeps the original, as in mrt-zk). */
+  store?: JobStore;
   inventory?: JobInventory;
   /** The job after the event, when the caller has already asked the machine (`nextJobRecord`). */
   planned?: JobRecord;
@@ -42,6 +42,7 @@ export function jobTransitionOps(
   next: JobRecord,
   options: JobCommitOptions,
   now: Date,
+  lifecycle: JobLifecycle,
 ): Op[] {
   const { job, lock, ref } = acquired;
   const ops: Op[] = [
@@ -49,7 +50,7 @@ export function jobTransitionOps(
     {
       op: 'set',
       path: jobChild(job.jobId, 'status'),
-      data: encodeJobStatus(next, now),
+      data: encodeJobStatus(next, now, lifecycle),
       version: job.statusVersion,
     },
   ];
@@ -65,10 +66,10 @@ export function jobTransitionOps(
     const op = job.identifiers ? 'set' : 'create';
     ops.push({ op, path: jobChild(job.jobId, 'identifiers'), data: encodeJson(options.identifiers) });
   }
-  if (options.inventory) {
-    const op = job.inventory ? 'set' : 'create';
-    ops.push({ op, path: jobChild(job.jobId, 'inventory'), data: encodeJson(options.inventory) });
-  }
+  ops.push(
+    ...handOffOps(acquired, 'store', options.store),
+    ...handOffOps(acquired, 'inventory', options.inventory),
+  );
   const fromFolder = batchFolderForJob(job.status);
   const toFolder = batchFolderForJob(next.status);
   if (fromFolder !== toFolder) {
@@ -81,9 +82,28 @@ export function jobTransitionOps(
   return ops;
 }
 
+/**
+ * A hand-off node is written while it is absent or empty, never over data (mrt-zk's `setStore`
+ * and `setInventory`): a requeued job keeps the node it was first handed off with. A node that
+ * exists empty is set with its expected version, so a concurrent writer is not overwritten.
+ */
+function handOffOps(acquired: AcquiredJob, key: 'store' | 'inventory', data: object | undefined): Op[] {
+  if (!data || acquired.job[key]) return [];
+  const path = jobChild(acquired.job.jobId, key);
+  const version = acquired.job.emptyNodeVersions?.[key];
+  return version === undefined
+    ? [{ op: 'create', path, data: encodeJson(data) }]
+    : [{ op: 'set', path, data: encodeJson(data), version }];
+}
+
 /** The job after `event`, as the machine decides; INVALID_TRANSITION naming state and event when it refuses. */
-export function nextJobRecord(job: JobRecord, event: JobEvent, options: JobCommitOptions = {}): JobRecord {
-  const result = nextJobState(job, event);
+export function nextJobRecord(
+  lifecycle: JobLifecycle,
+  job: JobRecord,
+  event: AnyJobEvent,
+  options: JobCommitOptions = {},
+): JobRecord {
+  const result = lifecycle.next(job, event);
   if (!result.ok)
     throw new QueueError('INVALID_TRANSITION', `job ${job.jobId}: ${result.message}`, jobPath(job.jobId));
   return plannedJobRecord(job, result.to, result.context, options);
@@ -95,7 +115,7 @@ export function nextJobRecord(job: JobRecord, event: JobEvent, options: JobCommi
  */
 export function plannedJobRecord(
   job: JobRecord,
-  to: JobState,
+  to: string,
   context: JobContext,
   options: JobCommitOptions = {},
 ): JobRecord {
@@ -105,7 +125,8 @@ export function plannedJobRecord(
     status: to,
     statusVersion: job.statusVersion + 1,
     identifiers: options.identifiers ?? job.identifiers,
-    inventory: options.inventory ?? job.inventory,
+    store: job.store ?? options.store,
+    inventory: job.inventory ?? options.inventory,
   };
 }
 
@@ -120,11 +141,11 @@ export function plannedJobRecord(
 export async function commitJobTransition(
   ctx: QueueContext,
   acquired: AcquiredJob,
-  event: JobEvent,
+  event: AnyJobEvent,
   options: JobCommitOptions = {},
 ): Promise<CommittedJob> {
   const { job } = acquired;
-  const next = options.planned ?? nextJobRecord(job, event, options);
+  const next = options.planned ?? nextJobRecord(ctx.lifecycle, job, event, options);
   const attributes = {
     [Attr.jobId]: job.jobId,
     [Attr.batchId]: job.batchId,
@@ -147,7 +168,7 @@ export async function commitJobTransition(
 async function commit(
   ctx: QueueContext,
   acquired: AcquiredJob,
-  event: JobEvent,
+  event: AnyJobEvent,
   next: JobRecord,
   options: JobCommitOptions,
 ): Promise<CommittedJob> {
@@ -157,7 +178,7 @@ async function commit(
   let current = acquired;
   for (let attempt = 0; ; attempt++) {
     try {
-      const ops = jobTransitionOps(current, next, options, now);
+      const ops = jobTransitionOps(current, next, options, now, ctx.lifecycle);
       await (ctx.commits ? ctx.commits.commit(ops) : ctx.zk.multi(ops));
       break;
     } catch (err) {
@@ -170,7 +191,7 @@ async function commit(
   // (at info they cost about 12 % of the engine's CPU in chaos scenario 7). A job's arrival in
   // pending, held, completed, failed or deleted is logged at info. Every move is also counted in
   // the metrics and spanned in the trace.
-  const level = isJobWorkingState(next.status) ? 'debug' : 'info';
+  const level = ctx.lifecycle.isWorking(next.status) ? 'debug' : 'info';
   ctx.log[level](
     { jobId: job.jobId, batchId: job.batchId, from: job.status, to: next.status, event: event.type },
     'transition',
@@ -202,7 +223,7 @@ async function repair(
   return undefined;
 }
 
-function explain(acquired: AcquiredJob, event: JobEvent, err: unknown): unknown {
+function explain(acquired: AcquiredJob, event: AnyJobEvent, err: unknown): unknown {
   if (!(err instanceof ZkTransactionError)) return err;
   const { job, lock } = acquired;
   const what = `job ${job.jobId} ${job.status} --${event.type}-->`;

@@ -1,4 +1,4 @@
-import type { BatchState, JobState } from '../../machines/index.js';
+import type { BatchState } from '../../machines/index.js';
 import { isZkError } from '../zk/index.js';
 import { listBatchJobs } from './batch-jobs.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
@@ -60,10 +60,10 @@ export type BatchFilter = { status?: BatchState | 'invalid'; profile?: string; s
 export interface JobSummary {
   jid: string;
   bid: string;
-  status: JobState | 'invalid';
+  status: string;
   priority: number;
   retryCount: number;
-  lastSuccessfulStatus: JobState | null;
+  lastSuccessfulStatus: string | null;
   message: string | null;
   lastModified: string;
   /** Some session holds the job's lock (a step runs, or an operator acts on it). */
@@ -71,7 +71,7 @@ export interface JobSummary {
 }
 
 /** What {@link listJobs} keeps. */
-export type JobFilter = { state?: JobState; batch?: string; collection?: string };
+export type JobFilter = { state?: string; batch?: string; collection?: string };
 
 /** One item shown in full: a batch with its report and job refs, or a job with its lock owner. */
 export type ShownItem =
@@ -182,7 +182,7 @@ async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[
 }
 
 /** The jobs of a state folder in priority order (refs `PP-jid` sort so). */
-async function stateOrder(ctx: QueueContext, state: JobState): Promise<string[]> {
+async function stateOrder(ctx: QueueContext, state: string): Promise<string[]> {
   const refs = (await childrenOrEmpty(ctx, jobStateFolder(state))).sort();
   return [...new Set(refs.map((name) => parseRefName(name)?.jid).filter((jid) => jid !== undefined))];
 }

@@ -60,6 +60,7 @@ export type JobKey =
   | 'space_needed'
   | 'identifiers'
   | 'metadata'
+  | 'store'
   | 'inventory'
   | 'lock';
 

@@ -53,9 +53,26 @@ export interface JobMetadata {
   erc_where?: string;
 }
 
+/**
+ * `/jobs/JID/inventory`: the hand-off to inventory, written by processing with the move to
+ * storing (merritt-protocols.md §2): the storage manifest URL (`…/manifest/{node}/{ark
+ * percent-encoded}`) inventory loads; `mode` is unused by Merritt and written `""`.
+ */
 export interface JobInventory {
   manifest_url: string;
   mode: string;
+}
+
+/**
+ * `/jobs/JID/store`: the hand-off to storage, written by processing with the move to storing
+ * (merritt-protocols.md §1): the ingest manifest's URL, `mode` = `add|update/{node}/{ark
+ * percent-encoded}` (exactly three `/`-separated parts), and `delete`, the paths an update
+ * removes, one per line (always present; `""` for an add, as mrt-store reads it with getString).
+ */
+export interface JobStore {
+  manifest_url: string;
+  mode: string;
+  delete: string;
 }
 
 /** `/batches/BID/status-report`, written by reporting. */

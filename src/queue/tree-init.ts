@@ -1,4 +1,4 @@
-import { jobStates } from '../../machines/index.js';
+import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
 import type { ZkClient } from '../zk/index.js';
 import {
   ACCESS,
@@ -10,11 +10,11 @@ import {
   jobStateFolder,
 } from './paths.js';
 
-/** The folders every queue needs, as mrt-zk's `initNodes` creates them. */
-export const QUEUE_FOLDERS: readonly string[] = [
+/** The folders every queue needs, as mrt-zk's `initNodes` creates them, with a folder per job state. */
+export const queueFolders = (lifecycle: JobLifecycle): readonly string[] => [
   BATCHES,
   BATCH_UUIDS,
-  ...jobStates.map(jobStateFolder),
+  ...lifecycle.states.map((state) => jobStateFolder(lifecycle.folderOf(state))),
   QUEUE_LOCKS,
   COLLECTION_LOCKS,
   `${LOCKS}/storage`,
@@ -25,6 +25,9 @@ export const QUEUE_FOLDERS: readonly string[] = [
 ];
 
 /** Creates the queue's folders that are missing; safe to run from every process at start. */
-export async function ensureQueueTree(zk: ZkClient): Promise<void> {
-  await Promise.all(QUEUE_FOLDERS.map((path) => zk.mkdirp(path)));
+export async function ensureQueueTree(
+  zk: ZkClient,
+  lifecycle: JobLifecycle = merrittJobLifecycle,
+): Promise<void> {
+  await Promise.all(queueFolders(lifecycle).map((path) => zk.mkdirp(path)));
 }

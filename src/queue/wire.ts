@@ -1,11 +1,4 @@
-import {
-  batchWireNames,
-  jobWireNames,
-  parseBatchState,
-  parseJobState,
-  type BatchState,
-  type JobState,
-} from '../../machines/index.js';
+import { batchWireNames, parseBatchState, type BatchState, type JobLifecycle } from '../../machines/index.js';
 import { QueueError } from './errors.js';
 import { formatTimestamp } from './timestamps.js';
 
@@ -17,8 +10,9 @@ import { formatTimestamp } from './timestamps.js';
 
 /** `/jobs/JID/status` as stored. */
 export interface JobStatusData {
-  status: JobState;
-  lastSuccessfulStatus: JobState | null;
+  /** A state of the queue's job lifecycle. */
+  status: string;
+  lastSuccessfulStatus: string | null;
   lastModified: string;
   retryCount: number;
   message: string | null;
@@ -56,11 +50,16 @@ export function encodeText(value: string | number): Buffer {
   return Buffer.from(String(value), 'utf8');
 }
 
-export function encodeJobStatus(status: Omit<JobStatusData, 'lastModified'>, now: Date): Buffer {
+export function encodeJobStatus(
+  status: Omit<JobStatusData, 'lastModified'>,
+  now: Date,
+  lifecycle: JobLifecycle,
+): Buffer {
+  const last = status.lastSuccessfulStatus;
   const data: Record<string, unknown> = {
-    status: jobWireNames[status.status],
-    last_successful_status:
-      status.lastSuccessfulStatus === null ? null : jobWireNames[status.lastSuccessfulStatus],
+    status: lifecycle.wireName(status.status),
+    // A last success this lifecycle does not know (written by another tool) is kept as it was.
+    last_successful_status: last === null ? null : lifecycle.isState(last) ? lifecycle.wireName(last) : last,
     last_modified: formatTimestamp(now),
     retry_count: status.retryCount,
   };
@@ -101,9 +100,13 @@ function optionalString(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
-export function decodeJobStatus(path: string, data: Buffer | undefined): JobStatusData {
+export function decodeJobStatus(
+  path: string,
+  data: Buffer | undefined,
+  lifecycle: JobLifecycle,
+): JobStatusData {
   const json = decodeJsonObject(path, data);
-  const status = typeof json.status === 'string' ? parseJobState(json.status) : undefined;
+  const status = typeof json.status === 'string' ? lifecycle.parse(json.status) : undefined;
   if (!status)
     throw new QueueError(
       'ITEM_INVALID',
@@ -111,10 +114,9 @@ export function decodeJobStatus(path: string, data: Buffer | undefined): JobStat
       path,
     );
   const last = optionalString(json.last_successful_status);
-  const lastSuccessfulStatus = last === null ? null : parseJobState(last);
-  if (lastSuccessfulStatus === undefined) {
-    throw new QueueError('ITEM_INVALID', `${path} has unknown last_successful_status "${last}"`, path);
-  }
+  // A last success the lifecycle does not know (Java's mrt-zk writes "Failed" after a requeue)
+  // is kept as written: it only decides where a requeue resumes, which then refuses it.
+  const lastSuccessfulStatus = last === null ? null : (lifecycle.parse(last) ?? last);
   const retry = Number(json.retry_count ?? 0);
   return {
     status,

@@ -1,5 +1,12 @@
 import type { JobWorkingState } from '../../machines/index.js';
-import type { AccessSteps, BatchSteps, JobStepArgs, JobSteps } from '../engine/steps.js';
+import type {
+  AccessSteps,
+  BatchSteps,
+  JobStepArgs,
+  JobStepSet,
+  MerrittJobSteps,
+  StepWrites,
+} from './contracts.js';
 import { createJobs, type JobSpec } from '../queue/job-create.js';
 import { sleep } from './abortable-sleep.js';
 
@@ -16,7 +23,7 @@ import { sleep } from './abortable-sleep.js';
  * `retry_count` is 0, and an operator's requeue increments `retry_count` (admin.requeue, see
  * requeueJob), so a requeued job then gets through. Nothing else changes `retry_count`.
  *
- * Only downloading, processing, recording and notify can fail a job this way: the job machine
+ * Only downloading, processing, storing, recording and notify can fail a job this way: the job machine
  * reads a failed estimate as size 0 and a failed provisioning check as "space short" (the job
  * waits in provisioning), as the seeds say those steps do not fail.
  */
@@ -27,15 +34,26 @@ export interface SimulationOptions {
 
 const PAYLOAD = /^sim:(\d{1,7})$/;
 
-function failIfAsked(args: JobStepArgs, state: JobWorkingState): void {
+function failIfAsked(args: JobStepArgs, state: string): void {
   const { configuration, retryCount } = args.job;
   if (configuration.simulate_fail_at === state) throw new Error(`simulated failure while ${state}`);
   if (configuration.simulate_fail_once_at === state && retryCount === 0)
     throw new Error(`simulated failure while ${state} (first attempt only)`);
 }
 
+/** What simulated processing writes: an ark, and hand-off nodes in Merritt's format (node 9999). */
+function simulatedHandOff(jobId: string, localIds: string[]): StepWrites {
+  const ark = `ark:/99999/sim${jobId.slice(3)}`;
+  const encoded = encodeURIComponent(ark);
+  return {
+    identifiers: { primary_id: ark, local_id: localIds },
+    store: { manifest_url: `sim:manifest/${jobId}`, mode: `add/9999/${encoded}`, delete: '' },
+    inventory: { manifest_url: `sim:store/manifest/9999/${encoded}`, mode: '' },
+  };
+}
+
 export function createSimulatedSteps(options: SimulationOptions = {}): {
-  jobSteps: JobSteps;
+  jobSteps: JobStepSet & { steps: MerrittJobSteps };
   batchSteps: BatchSteps;
   accessSteps: AccessSteps;
 } {
@@ -48,19 +66,16 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
       failIfAsked(args, state);
       return result(args);
     };
-  const jobSteps: JobSteps = {
+  const steps: MerrittJobSteps = {
     estimate: step('estimating', () => ({ spaceNeeded: 0 })),
     provision: step('provisioning', () => ({ hasSpace: true })),
     download: step('downloading', () => ({})),
-    process: step('processing', ({ job }) => ({
-      identifiers: {
-        primary_id: `ark:/99999/sim${job.jobId.slice(3)}`,
-        local_id: job.identifiers?.local_id ?? [],
-      },
-    })),
+    process: step('processing', ({ job }) => simulatedHandOff(job.jobId, job.identifiers?.local_id ?? [])),
+    store: step('storing', () => undefined),
     record: step('recording', () => undefined),
     notify: step('notify', () => undefined),
   };
+  const jobSteps = { steps };
   const batchSteps: BatchSteps = {
     async expand({ batch, queue }) {
       const match = PAYLOAD.exec(batch.submission.payload_url);

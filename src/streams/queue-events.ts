@@ -1,5 +1,4 @@
 import { distinctUntilChanged, map, type Observable } from 'rxjs';
-import type { JobState } from '../../machines/index.js';
 import {
   BATCHES,
   COLLECTION_LOCKS,
@@ -18,7 +17,7 @@ const sameList = (a: string[], b: string[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
 /** Refs waiting in a job state folder (`PP-jid` names), each time the folder changes: "work appeared in state S". */
-export function jobWork$(zk: ZkClient, state: JobState, demand?: Observable<boolean>): Observable<string[]> {
+export function jobWork$(zk: ZkClient, state: string, demand?: Observable<boolean>): Observable<string[]> {
   return children$(zk, jobStateFolder(state), { demand }).pipe(
     map((names) => [...names].sort()),
     distinctUntilChanged(sameList),

@@ -1,5 +1,5 @@
 import { defer, map, merge, mergeMap, Observable, share, tap, type Subscription } from 'rxjs';
-import { jobStates } from '../../machines/index.js';
+import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
 import { isQueueError } from '../queue/errors.js';
 import { batchChild, parseRefName } from '../queue/paths.js';
 import { decodeBatchStatus } from '../queue/wire.js';
@@ -24,10 +24,11 @@ export interface TransitionFeed {
 }
 
 /** Job transitions: a jid leaving one `/jobs/states/<state>` folder and appearing in another. */
-function jobEvents$(zk: ZkClient): Observable<FeedEvent> {
+function jobEvents$(zk: ZkClient, lifecycle: JobLifecycle): Observable<FeedEvent> {
   return defer(() => {
-    const tracker = new JobLocations(jobStates);
-    const listings = jobStates.map((state) => jobWork$(zk, state).pipe(map((refs) => ({ state, refs }))));
+    const { states } = lifecycle;
+    const tracker = new JobLocations(states);
+    const listings = states.map((state) => jobWork$(zk, state).pipe(map((refs) => ({ state, refs }))));
     return merge(...listings).pipe(
       mergeMap(({ state, refs }) => {
         const wasSynced = tracker.synced;
@@ -100,11 +101,14 @@ function batchEvents$(zk: ZkClient): Observable<FeedEvent> {
  * consecutive transitions of one item may arrive merged (A → C instead of A → B → C), and a job
  * that stays in its folder (provisioning waiting for space) shows no transition.
  */
-export function createTransitionFeed(zk: ZkClient): TransitionFeed {
+export function createTransitionFeed(
+  zk: ZkClient,
+  lifecycle: JobLifecycle = merrittJobLifecycle,
+): TransitionFeed {
   let readyParts = 0;
   const events$ = defer(() => {
     readyParts = 0;
-    return merge(jobEvents$(zk), batchEvents$(zk));
+    return merge(jobEvents$(zk, lifecycle), batchEvents$(zk));
   }).pipe(
     tap((event) => {
       if (event.type === 'ready') readyParts += 1;

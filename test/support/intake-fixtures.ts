@@ -64,6 +64,7 @@ export function jobRecordOf(
     },
     identifiers: undefined,
     metadata: undefined,
+    store: undefined,
     inventory: undefined,
     ...over,
   };

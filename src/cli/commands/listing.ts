@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { batchStates, jobStates, type BatchState, type JobState } from '../../../machines/index.js';
+import { batchStates, merrittJobLifecycle, type BatchState } from '../../../machines/index.js';
 import { listBatches, listJobs, showItem } from '../../queue/listing.js';
 import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
@@ -30,6 +30,8 @@ interface ListFlags {
 
 /** `mrtq batches`, `mrtq jobs`, `mrtq show`: the queue as tables, or JSON for scripts. */
 export function registerListing(program: Command, ctx: CliContext): void {
+  // The command line runs Merritt's job lifecycle.
+  const { states } = merrittJobLifecycle;
   program
     .command('batches')
     .description('list batches, newest first')
@@ -65,13 +67,13 @@ export function registerListing(program: Command, ctx: CliContext): void {
   program
     .command('jobs')
     .description('list jobs (in priority order within a state)')
-    .option('--state <state>', `only this state (${jobStates.join(', ')})`, oneOf('state', jobStates))
+    .option('--state <state>', `only this state (${states.join(', ')})`, oneOf('state', states))
     .option('--batch <bid>', 'only the jobs of this batch')
     .option('--collection <mnemonic>', 'only this collection')
     .option('--offset <n>', 'skip this many', count, 0)
     .option('--limit <n>', 'at most this many', count, 50)
     .option('--json', 'print {"items","total"}')
-    .action(async (flags: ListFlags & { state?: JobState; batch?: string; collection?: string }) => {
+    .action(async (flags: ListFlags & { state?: string; batch?: string; collection?: string }) => {
       const page = await withQueue(ctx, (q) =>
         listJobs(q, { state: flags.state, batch: flags.batch, collection: flags.collection }, flags),
       );

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { BATCH_WORK, SERVABLE_JOB_STATES, type ServableJobState } from '../../engine/engine.js';
+import { merrittJobLifecycle } from '../../../machines/index.js';
+import { BATCH_WORK } from '../../engine/engine.js';
 import { createLogger } from '../../logger.js';
 import type { BatchWork } from '../../queue/batch-acquire.js';
 import { startService } from '../../service.js';
@@ -26,7 +27,7 @@ function listOf<T extends string>(what: string, allowed: readonly T[]) {
 }
 
 interface ServeFlags {
-  states?: ServableJobState[];
+  states?: string[];
   batches?: BatchWork[];
   steps: string;
   stepDelay: number;
@@ -47,8 +48,8 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .description('run the engine (starts an embedded ZooKeeper when none is configured)')
     .option(
       '--states <list>',
-      `job states to consume (${SERVABLE_JOB_STATES.join(',')}); default all`,
-      listOf('job state', SERVABLE_JOB_STATES),
+      `job states to consume (${merrittJobLifecycle.servableStates.join(',')}); default all`,
+      listOf('job state', merrittJobLifecycle.servableStates),
     )
     .option(
       '--batches <list>',

@@ -1,9 +1,10 @@
 import {
+  merrittJobLifecycle,
   nextBatchState,
-  nextJobState,
   type BatchEvent,
   type BatchState,
   type JobEvent,
+  type JobLifecycle,
   type StoredBatch,
   type StoredJob,
 } from '../../../machines/index.js';
@@ -34,15 +35,20 @@ const BATCH_EVENTS: Readonly<Record<BatchAction, BatchEvent>> = {
 const REPORTING: ReadonlySet<BatchState> = new Set(['reporting', 'update-reporting']);
 
 /**
- * The actions the job machine accepts for `job` now, in {@link JOB_ACTIONS} order: the buttons
- * an operator is offered. `batchStatus`, when known, leaves out a requeue the store would refuse
- * because the batch is reporting. A lock another session holds is not considered: that is a
- * moment's refusal (409), not the lifecycle's.
+ * The actions `lifecycle`'s machine accepts for `job` now, in {@link JOB_ACTIONS} order: the
+ * buttons an operator is offered. The API passes the lifecycle its queue runs; Merritt's is the
+ * default. `batchStatus`, when known, leaves out a requeue the store would refuse because the batch
+ * is reporting. A lock another session holds is not considered: that is a moment's refusal (409),
+ * not the lifecycle's.
  */
-export function allowedJobActions(job: StoredJob, batchStatus?: BatchState): JobAction[] {
+export function allowedJobActions(
+  job: StoredJob,
+  batchStatus?: BatchState,
+  lifecycle: JobLifecycle = merrittJobLifecycle,
+): JobAction[] {
   return JOB_ACTIONS.filter((action) => {
     if (action === 'requeue' && batchStatus !== undefined && REPORTING.has(batchStatus)) return false;
-    return nextJobState(job, JOB_EVENTS[action]).ok;
+    return lifecycle.next(job, JOB_EVENTS[action]).ok;
   });
 }
 

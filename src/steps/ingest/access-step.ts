@@ -1,4 +1,4 @@
-import type { AccessSteps } from '../../engine/steps.js';
+import type { AccessSteps } from '../contracts.js';
 import { assemble } from './access-assembly.js';
 import type { IngestSettings } from './contracts.js';
 

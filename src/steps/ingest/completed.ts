@@ -1,6 +1,6 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { JobSteps } from '../../engine/steps.js';
+import type { JobStep } from '../contracts.js';
 import type { IngestSettings } from './contracts.js';
 import { isBelow } from './output-files.js';
 import { jobWorkDir } from './output-workdir.js';
@@ -16,7 +16,7 @@ export interface CompletedDeps {
  * batch's directory goes too once its last job's is gone. Only directories inside `workRoot` are
  * ever removed (jobWorkDir refuses any other).
  */
-export function createCompletedStep(deps: CompletedDeps): NonNullable<JobSteps['completed']> {
+export function createCompletedStep(deps: CompletedDeps): JobStep {
   return async ({ job, log }): Promise<void> => {
     const dir = jobWorkDir(deps.settings, job);
     await rm(dir, { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { JobSteps } from '../../engine/steps.js';
+import type { MerrittJobSteps } from '../contracts.js';
 import { unpackContainer } from './containers.js';
 import { workDirOf, type DownloadedFile, type DownloadRecord, type IngestSettings } from './contracts.js';
 import { FetchError, IntakeError, isIntakeError } from './errors.js';
@@ -119,7 +119,7 @@ async function writeRecord(dir: string, record: DownloadRecord): Promise<void> {
  * A file that cannot be fetched or verified fails the job with a message naming the file.
  * Returns the bytes really downloaded (unpacked, for a container).
  */
-export function createDownloadStep(deps: DownloadDeps): JobSteps['download'] {
+export function createDownloadStep(deps: DownloadDeps): MerrittJobSteps['download'] {
   return async ({ job, signal, log }) => {
     const dir = workDirOf(deps.settings.workRoot, job.batchId, job.jobId);
     await clean(dir);

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { JobSteps } from '../../engine/steps.js';
+import type { MerrittJobSteps } from '../contracts.js';
 import type { IngestSettings } from './contracts.js';
 import type { Fetcher } from './fetch.js';
 import { mapLimit } from './fetch-limit.js';
@@ -30,7 +30,7 @@ async function sizeOf(fetcher: Fetcher, file: ObjectFile, signal: AbortSignal, l
  * Estimating never fails: an unreadable manifest or an unknown size counts as 0. Only an abort
  * ends it with an error.
  */
-export function createEstimateStep(deps: EstimateDeps): JobSteps['estimate'] {
+export function createEstimateStep(deps: EstimateDeps): MerrittJobSteps['estimate'] {
   const { settings } = deps;
   return async ({ job, signal, log }) => {
     let object: JobObject;

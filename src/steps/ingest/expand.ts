@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { BatchSteps, ExpandArgs } from '../../engine/steps.js';
+import type { BatchSteps, ExpandArgs } from '../contracts.js';
 import { createJobs, type JobSpec } from '../../queue/job-create.js';
 import { parseCheckm } from './checkm.js';
 import type { IngestSettings } from './contracts.js';

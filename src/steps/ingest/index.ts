@@ -1,4 +1,4 @@
-import type { AccessSteps, BatchSteps, JobSteps } from '../../engine/steps.js';
+import type { AccessSteps, BatchSteps, JobStepSet, MerrittJobSteps } from '../contracts.js';
 import { createAccessSteps } from './access-step.js';
 import type { QueueContext } from '../../queue/context.js';
 import { createCompletedStep } from './completed.js';
@@ -16,10 +16,11 @@ import { createProvisionStep } from './provision.js';
 import { createRecordStep } from './record.js';
 import { createReportStep, describeJobsFromQueue } from './report.js';
 import { createStorage } from './storage.js';
+import { createStoreStep } from './store.js';
 
 /** The ingest steps of issue #6, wired for one process. */
 export interface IngestSteps {
-  jobSteps: JobSteps;
+  jobSteps: JobStepSet & { steps: MerrittJobSteps };
   batchSteps: BatchSteps;
   accessSteps: AccessSteps;
   profiles: ProfileStore;
@@ -44,12 +45,15 @@ export async function createIngestSteps(settings: IngestSettings, queue: QueueCo
     profiles,
     close: () => fetcher.close(),
     jobSteps: {
-      estimate: createEstimateStep({ fetcher, settings }),
-      provision: createProvisionStep({ settings }),
-      download: createDownloadStep({ fetcher, settings }),
-      process: createProcessStep({ settings, minter, storage, inventory, queue }),
-      record: createRecordStep({ settings, inventory, queue }),
-      notify: createNotifyStep({ settings, profileOf }),
+      steps: {
+        estimate: createEstimateStep({ fetcher, settings }),
+        provision: createProvisionStep({ settings }),
+        download: createDownloadStep({ fetcher, settings }),
+        process: createProcessStep({ settings, minter, inventory, queue }),
+        store: createStoreStep({ settings, storage, fetcher, queue }),
+        record: createRecordStep({ settings, inventory, storage, queue }),
+        notify: createNotifyStep({ settings, profileOf }),
+      },
       completed: createCompletedStep({ settings }),
     },
     accessSteps: createAccessSteps(settings),

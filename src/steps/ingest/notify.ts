@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { JobSteps } from '../../engine/steps.js';
+import type { MerrittJobSteps } from '../contracts.js';
 import type { JobRecord } from '../../queue/job-load.js';
 import { sleep } from '../abortable-sleep.js';
 import type { DownloadRecord, IngestSettings, Profile } from './contracts.js';
@@ -111,7 +111,7 @@ function callbackUrlOf(profile: Profile): string | undefined {
  * fails the job (an operator can requeue it to notify). No callback: nothing to do. A re-run
  * calls the callback again: receivers must accept a repeated result (at-least-once).
  */
-export function createNotifyStep(deps: NotifyDeps): JobSteps['notify'] {
+export function createNotifyStep(deps: NotifyDeps): MerrittJobSteps['notify'] {
   return async ({ job, signal, log }): Promise<void> => {
     const name = job.configuration.profile_name;
     const profile = deps.profileOf(name);

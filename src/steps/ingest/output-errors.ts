@@ -22,6 +22,8 @@ export type OutputErrorCode =
   | 'CALLBACK_FAILED'
   /** The batch report could not be sent or written. */
   | 'REPORT_FAILED'
+  /** A `/jobs/JID/store` or `/jobs/JID/inventory` hand-off node is missing or not in Merritt's format. */
+  | 'HANDOFF_INVALID'
   /** An access request names an object or version the store does not hold. */
   | 'OBJECT_NOT_FOUND';
 

@@ -1,31 +1,35 @@
 import { join } from 'node:path';
-import type { JobSteps, StepWrites } from '../../engine/steps.js';
+import { pathToFileURL } from 'node:url';
+import type { MerrittJobSteps, StepWrites } from '../contracts.js';
 import type { QueueContext } from '../../queue/context.js';
 import type { JobRecord } from '../../queue/job-load.js';
 import type { DownloadRecord, IngestSettings } from './contracts.js';
 import { writeErcFiles } from './erc.js';
+import {
+  DEFAULT_STORAGE_NODE,
+  EMBEDDED_STORE_URL,
+  inventoryNode,
+  storeNode,
+  type StoreTarget,
+} from './handoff.js';
 import type { Inventory } from './inventory.js';
 import type { Minter } from './minter.js';
 import { OutputError } from './output-errors.js';
-import { assertArk, digestFile } from './output-files.js';
-import { withObjectLock } from './output-lock.js';
-import {
-  jobWorkDir,
-  persistArk,
-  readDownloadRecord,
-  readPersistedArk,
-  writeStoredVersion,
-} from './output-workdir.js';
-import type { Storage, StoreFile } from './storage.js';
+import { assertArk, digestFile, writeFileAtomic } from './output-files.js';
+import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from './output-workdir.js';
+import type { StoreFile } from './storage.js';
+import { formatStorageManifest } from './storage-manifest.js';
 
 /** What the processing step is built from (the composition root wires the services the settings select). */
 export interface ProcessDeps {
-  settings: Pick<IngestSettings, 'workRoot'>;
+  settings: Pick<IngestSettings, 'workRoot' | 'storage'>;
   minter: Minter;
-  storage: Storage;
   inventory: Inventory;
   queue: QueueContext;
 }
+
+/** The manifest processing hands to storage: every file of the object, by `file://` URL. */
+export const HANDOFF_MANIFEST = 'system/mrt-manifest.txt';
 
 interface ArkInputs {
   job: JobRecord;
@@ -95,13 +99,31 @@ async function describeSystemFiles(
   );
 }
 
+/** Where the object goes: its ark on the storage node, as a new object or an update. */
+function storeTarget(job: JobRecord, ark: string): StoreTarget {
+  const action = job.configuration.submission_mode === 'update' ? 'update' : 'add';
+  return { action, node: DEFAULT_STORAGE_NODE, ark };
+}
+
+/** The manifest of every file, as Merritt's ingest hands it to storage (its own line left out). */
+async function writeHandOffManifest(workDir: string, files: StoreFile[]): Promise<string> {
+  const path = join(workDir, HANDOFF_MANIFEST);
+  await writeFileAtomic(
+    path,
+    formatStorageManifest(files, (file) => pathToFileURL(join(workDir, file)).href),
+  );
+  return pathToFileURL(path).href;
+}
+
 /**
- * The processing step (seed 001 "Processing → Recording"): local-id lookup, ark (given, found
- * or minted), ERC and Dublin Core, then the object stored under `/locks/storage/<ark>`. Returns
- * the identifiers, which the engine writes in the same multi as the transition. Safe to re-run:
- * the minted ark is reused and storage returns the version that already holds these files.
+ * The processing step (seed 001; mrt-zk's Processing → Storing since October 2025): local-id
+ * lookup, ark (given, found or minted), ERC and Dublin Core, and the manifest of the object.
+ * It ends by handing the object to storage: the identifiers and the two hand-off nodes
+ * (`/jobs/JID/store`, `/jobs/JID/inventory`, merritt-protocols.md §1, §2) are written by the
+ * engine in the same multi as the move to storing. Safe to re-run: the minted ark is reused and
+ * the manifest is written again from the same files.
  */
-export function createProcessStep(deps: ProcessDeps): JobSteps['process'] {
+export function createProcessStep(deps: ProcessDeps): MerrittJobSteps['process'] {
   return async ({ job, signal, log }): Promise<StepWrites> => {
     const workDir = jobWorkDir(deps.settings, job);
     const download = await readDownloadRecord(workDir);
@@ -109,11 +131,14 @@ export function createProcessStep(deps: ProcessDeps): JobSteps['process'] {
     const ark = await chooseArk(deps, { job, download, localIds, workDir, signal });
     const systemPaths = await writeErcFiles(workDir, { ark, localIds, erc: download.object.erc });
     const files = [...download.files, ...(await describeSystemFiles(workDir, systemPaths, signal))];
-    const stored = await withObjectLock(deps.queue, 'storage', ark, log, () =>
-      deps.storage.store({ ark, workDir, files, signal }),
-    );
-    await writeStoredVersion(workDir, { ark, ...stored });
-    log.info({ ark, version: stored.version, files: files.length }, 'stored');
-    return { identifiers: { primary_id: ark, local_id: localIds } };
+    const manifestUrl = await writeHandOffManifest(workDir, files);
+    const target = storeTarget(job, ark);
+    const storeUrl = deps.settings.storage.kind === 'http' ? deps.settings.storage.url : EMBEDDED_STORE_URL;
+    log.info({ ark, files: files.length, mode: target.action }, 'handed to storage');
+    return {
+      identifiers: { primary_id: ark, local_id: localIds },
+      store: storeNode(manifestUrl, target),
+      inventory: inventoryNode(storeUrl.replace(/\/+$/, ''), target),
+    };
   };
 }

@@ -1,5 +1,5 @@
 import { mkdir, statfs as fsStatfs } from 'node:fs/promises';
-import type { JobSteps } from '../../engine/steps.js';
+import type { MerrittJobSteps } from '../contracts.js';
 import { workDirOf, type IngestSettings } from './contracts.js';
 
 /** The part of `fs.statfs` provisioning reads (block size, total blocks, blocks available to us). */
@@ -55,7 +55,7 @@ export function shortage(
  * provisioning with a message naming needed, free and the threshold (re-evaluated later).
  * With space, the job's working directory is created.
  */
-export function createProvisionStep(deps: ProvisionDeps): JobSteps['provision'] {
+export function createProvisionStep(deps: ProvisionDeps): MerrittJobSteps['provision'] {
   const { settings } = deps;
   const statfs: StatfsFn = deps.statfs ?? ((path) => fsStatfs(path));
   return async ({ job, signal, log }) => {

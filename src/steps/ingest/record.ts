@@ -1,40 +1,54 @@
-import type { JobSteps, StepWrites } from '../../engine/steps.js';
+import type { MerrittJobSteps } from '../contracts.js';
 import type { QueueContext } from '../../queue/context.js';
+import type { JobRecord } from '../../queue/job-load.js';
 import type { IngestSettings } from './contracts.js';
+import { inventoryTarget } from './handoff.js';
 import type { Inventory } from './inventory.js';
 import { OutputError } from './output-errors.js';
 import { withObjectLock } from './output-lock.js';
-import { jobWorkDir, readStoredVersion } from './output-workdir.js';
+import { jobWorkDir, readStoredVersion, type StoredVersion } from './output-workdir.js';
+import type { Storage } from './storage.js';
 
 /** What the recording step is built from. */
 export interface RecordDeps {
   settings: Pick<IngestSettings, 'workRoot'>;
   inventory: Inventory;
+  storage: Pick<Storage, 'latest'>;
   queue: QueueContext;
 }
 
 /**
- * The recording step (seed 003 "Recording → Notify"): records the version processing stored in
- * the inventory, under `/locks/inventory/<ark>`, so the depositor is only told once the object
- * can be found. Returns the inventory node (`manifest_url`, `mode`: `add` for a first version,
- * `update` for a later one), written by the engine with the transition. Idempotent: inventory
- * records a version and a local id once however often this runs.
+ * The version to record: the one storing left in the working directory, else (a job another
+ * tool stored) the latest version the storage holds of the ark.
  */
-export function createRecordStep(deps: RecordDeps): JobSteps['record'] {
-  return async ({ job, signal, log }): Promise<StepWrites> => {
-    const workDir = jobWorkDir(deps.settings, job);
-    const stored = await readStoredVersion(workDir);
-    if (!stored) {
-      throw new OutputError(
-        'WORKDIR_INVALID',
-        `job ${job.jobId}: ${workDir} holds no stored version (system/storage.json); requeue from processing`,
-      );
-    }
+async function versionToRecord(deps: RecordDeps, job: JobRecord, ark: string): Promise<StoredVersion> {
+  const workDir = jobWorkDir(deps.settings, job);
+  const stored = await readStoredVersion(workDir).catch(() => undefined);
+  if (stored?.ark === ark) return stored;
+  const latest = await deps.storage.latest?.(ark);
+  if (latest) return { ark, ...latest };
+  throw new OutputError(
+    'WORKDIR_INVALID',
+    `job ${job.jobId}: storage holds no version of ${ark} (named by /jobs/${job.jobId}/inventory); requeue from storing`,
+  );
+}
+
+/**
+ * The recording step (seed 003 "Recording → Notify"): the embedded inventory takes the job the
+ * way Merritt's inventory service does (`ProcessJob`, merritt-protocols.md §2): it reads
+ * `/jobs/JID/inventory`, takes the ark from its manifest URL, and records the stored version
+ * under `/locks/inventory/<ark>`, so the depositor is only told once the object can be found.
+ * Idempotent: inventory records a version and a local id once however often this runs.
+ */
+export function createRecordStep(deps: RecordDeps): MerrittJobSteps['record'] {
+  return async ({ job, signal, log }): Promise<void> => {
+    const { ark } = inventoryTarget(job.jobId, job.inventory);
+    const stored = await versionToRecord(deps, job, ark);
     const primary = job.identifiers?.primary_id;
     if (primary && primary !== stored.ark) {
       throw new OutputError(
         'IDENTIFIER_CONFLICT',
-        `job ${job.jobId}: identifiers name ${primary} but processing stored ${stored.ark}; requeue from processing`,
+        `job ${job.jobId}: identifiers name ${primary} but /jobs/${job.jobId}/inventory names ${stored.ark}; requeue from processing`,
       );
     }
     const localIds = job.identifiers?.local_id ?? [];
@@ -44,6 +58,5 @@ export function createRecordStep(deps: RecordDeps): JobSteps['record'] {
       }
     });
     log.info({ ark: stored.ark, version: stored.version }, 'recorded');
-    return { inventory: { manifest_url: stored.manifestUrl, mode: stored.version === 1 ? 'add' : 'update' } };
   };
 }

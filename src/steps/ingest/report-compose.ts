@@ -1,4 +1,4 @@
-import type { BatchJobLists } from '../../engine/steps.js';
+import type { BatchJobLists } from '../contracts.js';
 import type { BatchRecord } from '../../queue/batch-load.js';
 import type { StatusReport } from '../../queue/records.js';
 

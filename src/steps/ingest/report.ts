@@ -2,7 +2,7 @@ import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { BatchSteps, ReportArgs } from '../../engine/steps.js';
+import type { BatchSteps, ReportArgs } from '../contracts.js';
 import type { QueueContext } from '../../queue/context.js';
 import { isQueueError } from '../../queue/errors.js';
 import { loadJob } from '../../queue/job-load.js';

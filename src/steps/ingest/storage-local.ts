@@ -112,13 +112,19 @@ async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
 
 /** The local versioned store under `<dataDir>/store`. */
 export function createLocalStorage(dataDir: string): Storage {
+  const resultOf = (dir: string, version: number): StoreResult => ({
+    version,
+    manifestUrl: pathToFileURL(join(dir, `v${version}`, MANIFEST_NAME)).href,
+  });
   return {
+    async latest(ark: string): Promise<StoreResult | undefined> {
+      const dir = objectDir(dataDir, ark);
+      const last = (await listVersions(dir)).at(-1);
+      return last === undefined ? undefined : resultOf(dir, last);
+    },
     async store(request: StoreRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
-      const result = (version: number): StoreResult => ({
-        version,
-        manifestUrl: pathToFileURL(join(dir, `v${version}`, MANIFEST_NAME)).href,
-      });
+      const result = (version: number): StoreResult => resultOf(dir, version);
       await claimObjectDir(dir, request.ark);
       await removeLeftovers(dir);
       // Two rounds: a version renamed into place by someone else in between is re-examined once.

@@ -71,22 +71,28 @@ export function formatStorageManifest(
   return [...HEADER, ...rows, '#%eof', ''].join('\n');
 }
 
-function parseRow(line: string, lineNo: number): ManifestEntry {
+/** A manifest row with the URL its file can be fetched from. */
+export interface ManifestRow extends ManifestEntry {
+  url: string;
+}
+
+function parseRow(line: string, lineNo: number): ManifestRow {
   const cells = line.split('|').map((cell) => decodeField(cell.trim()));
-  const [, algorithm, value, size, , path] = cells;
+  const [url, algorithm, value, size, , path] = cells;
   const bytes = Number(size);
   if (!path || !value || !ALGORITHMS.includes(algorithm as DigestAlgorithm) || !Number.isSafeInteger(bytes)) {
     throw new OutputError('STORAGE_FAILED', `storage manifest line ${lineNo} is not a file row: ${line}`);
   }
   return {
+    url: url ?? '',
     path,
     size: bytes,
     digest: { algorithm: algorithm as DigestAlgorithm, value: value.toLowerCase() },
   };
 }
 
-/** Reads back a manifest written by {@link formatStorageManifest}. */
-export function parseStorageManifest(text: string): ManifestEntry[] {
+/** Reads back a manifest written by {@link formatStorageManifest}, each row with its file's URL. */
+export function parseStorageManifest(text: string): ManifestRow[] {
   return text
     .split('\n')
     .map((line, index) => ({ line: line.trim(), lineNo: index + 1 }))

@@ -28,6 +28,8 @@ export interface StoreResult {
  */
 export interface Storage {
   store(request: StoreRequest): Promise<StoreResult>;
+  /** The object's latest version, when this storage can tell (the embedded one can); undefined when none. */
+  latest?(ark: string): Promise<StoreResult | undefined>;
 }
 
 export interface StorageOptions {

@@ -3,7 +3,7 @@ import { WebSocket } from 'ws';
 import type { InspectionEvent, Observer } from 'xstate';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Engine, type EngineOptions } from '../../../src/engine/engine.js';
-import type { JobSteps } from '../../../src/engine/steps.js';
+import type { MerrittJobSteps } from '../../../src/steps/contracts.js';
 import { startInspector } from '../../../src/inspect/index.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
 import { loadBatch } from '../../../src/queue/batch-load.js';
@@ -25,7 +25,7 @@ describe('engine behaviour', () => {
   const cleanups: (() => Promise<void>)[] = [];
 
   async function startEngine(
-    jobSteps: Partial<JobSteps> = {},
+    jobSteps: Partial<MerrittJobSteps> = {},
     options: EngineOptions = {},
     inspect?: Observer<InspectionEvent>,
   ) {
@@ -33,7 +33,7 @@ describe('engine behaviour', () => {
     engine = new Engine(
       {
         queue: queueContext(await chroot.connect()),
-        jobSteps: { ...simulated.jobSteps, ...jobSteps },
+        jobSteps: { steps: { ...simulated.jobSteps.steps, ...jobSteps } },
         batchSteps: simulated.batchSteps,
         ledger: { record: () => {} },
         log: pino({ level: 'silent' }),

@@ -93,7 +93,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     const counts = commitCounts(entries);
     expect([...counts.values()].every((n) => n === 1)).toBe(true);
     const jobCommits = entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'));
-    expect(jobCommits).toHaveLength(500 * 7);
+    expect(jobCommits).toHaveLength(500 * 8);
     expect(entries.filter((e) => e.item === bid && e.event === 'report.done')).toHaveLength(1);
     // The work was shared out among the processes.
     expect(new Set(jobCommits.map((e) => e.pid)).size).toBe(3);
@@ -186,7 +186,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     const ledger = join(dir, 'subset.jsonl');
     const ingest = await engine(ledger, [
       '--states',
-      'pending,estimating,provisioning,downloading,processing',
+      'pending,estimating,provisioning,downloading,processing,storing',
     ]);
     const inventory = await engine(ledger, ['--states', 'recording,notify', '--batches', 'none']);
     const reporter = await engine(ledger, ['--states', '', '--batches', 'expand,report,update-report']);

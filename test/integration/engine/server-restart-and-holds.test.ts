@@ -70,7 +70,7 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
     );
     expect(batch.jobCount).toBe(60);
     const entries = readLedger(ledger());
-    expect(entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'))).toHaveLength(60 * 7);
+    expect(entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'))).toHaveLength(60 * 8);
     expect([...commitCounts(entries).values()].every((n) => n === 1)).toBe(true);
     // A batch submitted after the restart is seen through the re-armed watches.
     const after = await createBatch(ctx, {

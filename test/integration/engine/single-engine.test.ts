@@ -57,10 +57,10 @@ describe('one engine, driven by watchers alone (no sweep)', () => {
     expect(report.failed_jobs).toEqual([]);
     expect(report.successful_jobs).toHaveLength(200);
     const commits = ledger.filter((e) => e.kind === 'commit');
-    // Each of the 200 jobs: pending, estimating, provisioning, downloading, processing, recording, notify.
+    // Each of the 200 jobs: pending, estimating, provisioning, downloading, processing, storing, recording, notify.
     const jobCommits = commits.filter((e) => e.item.startsWith('jid'));
-    expect(jobCommits).toHaveLength(200 * 7);
-    expect(new Set(jobCommits.map((e) => `${e.item}:${e.state}`)).size).toBe(200 * 7);
+    expect(jobCommits).toHaveLength(200 * 8);
+    expect(new Set(jobCommits.map((e) => `${e.item}:${e.state}`)).size).toBe(200 * 8);
     const batchCommits = commits.filter((e) => e.item === bid).map((e) => e.event);
     expect(batchCommits).toEqual(['batch.acquired', 'expand.done', 'batch.jobs-done', 'report.done']);
     const sample = await loadJob(ctx, report.successful_jobs[0]!);

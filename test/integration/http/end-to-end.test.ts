@@ -272,6 +272,7 @@ describe('the API end to end: a real listening server and a real engine (simulat
         // What the dashboard (/ui) reads besides the items.
         ...[
           'GET /overview',
+          'GET /lifecycle',
           'GET /engines',
           'GET /machines/{lifecycle}/diagram',
           'GET /batches/{id}/timeline',

@@ -16,7 +16,8 @@ const WALK: [JobEvent, JobState][] = [
   [{ type: 'estimate.done', spaceNeeded: 10 }, 'provisioning'],
   [{ type: 'provision.done' }, 'downloading'],
   [{ type: 'download.done' }, 'processing'],
-  [{ type: 'process.done' }, 'recording'],
+  [{ type: 'process.done' }, 'storing'],
+  [{ type: 'store.done' }, 'recording'],
   [{ type: 'record.done' }, 'notify'],
   [{ type: 'notify.done' }, 'completed'],
 ];

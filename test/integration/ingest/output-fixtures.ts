@@ -62,6 +62,7 @@ export function jobRecord(jobId: string, overrides: Partial<JobRecord> = {}): Jo
     },
     identifiers: undefined,
     metadata: undefined,
+    store: undefined,
     inventory: undefined,
     ...overrides,
   };

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { pino } from 'pino';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { QueueContext } from '../../../src/queue/context.js';
@@ -13,7 +14,9 @@ import type { IngestSettings } from '../../../src/steps/ingest/contracts.js';
 import { createInventory, type Inventory } from '../../../src/steps/ingest/inventory.js';
 import { createMinter, type Minter } from '../../../src/steps/ingest/minter.js';
 import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
+import { createFetcher } from '../../../src/steps/ingest/fetch.js';
 import { createProcessStep } from '../../../src/steps/ingest/process.js';
+import { createStoreStep } from '../../../src/steps/ingest/store.js';
 import { createStorage, type Storage } from '../../../src/steps/ingest/storage.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
@@ -24,7 +27,7 @@ const log = pino({ level: 'silent' });
 const signal = new AbortController().signal;
 const MINTED = /^ark:\/99999\/fk4[0-9a-z]{10}$/;
 
-describe('the processing step', () => {
+describe('the processing step, and storing from its hand-off node', () => {
   let queue: QueueContext;
   let other: QueueContext;
   let root: string;
@@ -68,12 +71,22 @@ describe('the processing step', () => {
   });
   afterEach(() => rm(root, { recursive: true, force: true }));
 
-  const step = () => createProcessStep({ settings, minter, storage, inventory, queue });
+  /** Processing, then storing from the hand-off node processing wrote (as the engine runs them). */
+  const step = () => {
+    const process = createProcessStep({ settings, minter, inventory, queue });
+    const store = createStoreStep({ settings, storage, fetcher: createFetcher(settings.fetch), queue });
+    return async (args: { job: JobRecord; signal: AbortSignal; log: typeof log }) => {
+      const writes = await process(args);
+      const job = { ...args.job, status: 'storing', ...writes };
+      await store({ ...args, job });
+      return writes;
+    };
+  };
   const newJob = (overrides: Partial<JobRecord> = {}) =>
     jobRecord(`jid${String(++seq).padStart(10, '0')}`, overrides);
   const storeDir = (ark: string) => join(settings.dataDir, 'store', ark.replace(/[:/]/g, '_'));
 
-  it('mints an ark, writes ERC and Dublin Core, stores the object under the storage lock, returns the identifiers', async () => {
+  it("mints an ark, writes ERC and Dublin Core, hands off in Merritt's format, stores under the storage lock", async () => {
     const job = newJob({ configuration: { ...newJob().configuration, local_id: 'loc-1' } });
     const workDir = workDirFor(settings, job);
     await prepareWorkDir(workDir, { 'a.txt': 'alpha', 'sub/b.txt': 'beta' }, { localIdentifier: 'loc-1' });
@@ -81,7 +94,21 @@ describe('the processing step', () => {
     const writes = await step()({ job, signal, log });
     const ark = writes?.identifiers?.primary_id ?? '';
     expect(ark).toMatch(MINTED);
-    expect(writes).toEqual({ identifiers: { primary_id: ark, local_id: ['loc-1'] } });
+    const encoded = encodeURIComponent(ark);
+    expect(encoded).toContain('%2F');
+    expect(writes).toEqual({
+      identifiers: { primary_id: ark, local_id: ['loc-1'] },
+      store: {
+        manifest_url: pathToFileURL(join(workDir, 'system', 'mrt-manifest.txt')).href,
+        mode: `add/7777/${encoded}`,
+        delete: '',
+      },
+      inventory: { manifest_url: `mrtq:store/manifest/7777/${encoded}`, mode: '' },
+    });
+    const handedOff = await readFile(join(workDir, 'system', 'mrt-manifest.txt'), 'utf8');
+    expect(handedOff).toMatch(/^#%checkm_0\.7/);
+    expect(handedOff).toContain(`| producer/sub/b.txt |`);
+    expect(handedOff).not.toContain('mrt-manifest.txt');
     expect(lockSeen).toEqual([queue.zk.sessionId]);
     expect(await other.zk.exists(storageLockPath(ark))).toBeUndefined();
 

@@ -16,7 +16,9 @@ import { createMinter } from '../../../src/steps/ingest/minter.js';
 import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
 import { createProcessStep } from '../../../src/steps/ingest/process.js';
 import { createRecordStep } from '../../../src/steps/ingest/record.js';
-import { createStorage } from '../../../src/steps/ingest/storage.js';
+import { createStorage, type Storage } from '../../../src/steps/ingest/storage.js';
+import { createStoreStep } from '../../../src/steps/ingest/store.js';
+import { createFetcher } from '../../../src/steps/ingest/fetch.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { jobRecord, outputSettings, prepareWorkDir, workDirFor } from './output-fixtures.js';
@@ -31,6 +33,7 @@ describe('the recording step', () => {
   let root: string;
   let settings: IngestSettings;
   let inventory: Inventory;
+  let storage: Storage;
   let lockSeen: Array<string | undefined>;
   let seq = 0;
 
@@ -43,6 +46,7 @@ describe('the recording step', () => {
     root = await mkdtemp(join(tmpdir(), 'mrtq-record-'));
     settings = outputSettings(root);
     lockSeen = [];
+    storage = createStorage(settings);
     const real = createInventory(settings);
     inventory = {
       lookupLocalId: (id, s) => real.lookupLocalId(id, s),
@@ -58,40 +62,41 @@ describe('the recording step', () => {
   async function processedJob(files: Record<string, string>, localId: string): Promise<JobRecord> {
     const job = jobRecord(`jid${String(++seq).padStart(10, '0')}`);
     await prepareWorkDir(workDirFor(settings, job), files, { localIdentifier: localId });
-    const process = createProcessStep({
-      settings,
-      minter: createMinter(settings),
-      storage: createStorage(settings),
-      inventory,
-      queue,
-    });
-    const writes = await process({ job, signal, log });
-    return { ...job, status: 'recording', identifiers: writes!.identifiers };
+    const process = createProcessStep({ settings, minter: createMinter(settings), inventory, queue });
+    const writes = (await process({ job, signal, log }))!;
+    const store = createStoreStep({ settings, storage, fetcher: createFetcher(settings.fetch), queue });
+    const handedOff = { ...job, ...writes };
+    await store({ job: { ...handedOff, status: 'storing' }, signal, log });
+    return { ...handedOff, status: 'recording' };
   }
 
-  it('records the stored version under the inventory lock and returns the inventory node', async () => {
+  const recordStep = () => createRecordStep({ settings, inventory, storage, queue });
+
+  it('records the version storing stored, found through the inventory hand-off node, under the inventory lock', async () => {
     const job = await processedJob({ 'a.txt': 'alpha' }, 'loc-r1');
     const ark = job.identifiers!.primary_id;
-    const writes = await createRecordStep({ settings, inventory, queue })({ job, signal, log });
+    expect(job.inventory?.manifest_url).toBe(`mrtq:store/manifest/7777/${encodeURIComponent(ark)}`);
+    const writes = await recordStep()({ job, signal, log });
+    expect(writes).toBeUndefined();
     const manifestUrl = `file://${settings.dataDir}/store/${ark.replace(/[:/]/g, '_')}/v1/manifest.checkm`;
-    expect(writes).toEqual({ inventory: { manifest_url: manifestUrl, mode: 'add' } });
+    expect((await readInventoryObject(settings.dataDir, ark))?.versions[0]?.manifestUrl).toBe(manifestUrl);
     expect(lockSeen).toEqual([queue.zk.sessionId]);
     expect(await other.zk.exists(inventoryLockPath(ark))).toBeUndefined();
     expect(await inventory.lookupLocalId('loc-r1', signal)).toBe(ark);
     expect((await readInventoryObject(settings.dataDir, ark))?.versions).toHaveLength(1);
 
-    // Again (a crash before the transition committed): same answer, still one version.
-    expect(await createRecordStep({ settings, inventory, queue })({ job, signal, log })).toEqual(writes);
+    // Again (a crash before the transition committed): still one version.
+    await recordStep()({ job, signal, log });
     expect((await readInventoryObject(settings.dataDir, ark))?.versions).toHaveLength(1);
   });
 
-  it('a later job for the same local id records version 2 in update mode', async () => {
-    const record = createRecordStep({ settings, inventory, queue });
+  it('a later job for the same local id records version 2', async () => {
+    const record = recordStep();
     const first = await processedJob({ 'a.txt': 'alpha' }, 'loc-r2');
     await record({ job: first, signal, log });
     const second = await processedJob({ 'a.txt': 'alpha, revised' }, 'loc-r2');
     expect(second.identifiers!.primary_id).toBe(first.identifiers!.primary_id);
-    expect(await record({ job: second, signal, log })).toMatchObject({ inventory: { mode: 'update' } });
+    await record({ job: second, signal, log });
     const object = await readInventoryObject(settings.dataDir, first.identifiers!.primary_id);
     expect(object?.versions.map((v) => v.version)).toEqual([1, 2]);
   });
@@ -100,9 +105,7 @@ describe('the recording step', () => {
     const job = await processedJob({ 'a.txt': 'alpha' }, 'loc-r3');
     const held = await lockObject(other, 'inventory', job.identifiers!.primary_id);
     try {
-      const err: unknown = await createRecordStep({ settings, inventory, queue })({ job, signal, log }).catch(
-        (e: unknown) => e,
-      );
+      const err: unknown = await recordStep()({ job, signal, log }).catch((e: unknown) => e);
       expect(isOutputError(err, 'OBJECT_LOCKED')).toBe(true);
       expect((err as Error).message).toContain(`held by ZooKeeper session ${other.zk.sessionId}`);
       expect(lockSeen).toEqual([]);
@@ -111,11 +114,20 @@ describe('the recording step', () => {
     }
   });
 
-  it('fails naming what to do when processing stored nothing', async () => {
+  it('fails naming what to do when there is no hand-off node, or storage holds nothing of its ark', async () => {
     const job = jobRecord('jid0000009999', { status: 'recording' });
     await prepareWorkDir(workDirFor(settings, job), { 'a.txt': 'alpha' });
-    await expect(createRecordStep({ settings, inventory, queue })({ job, signal, log })).rejects.toThrow(
-      /holds no stored version \(system\/storage\.json\); requeue from processing/,
+    await expect(recordStep()({ job, signal, log })).rejects.toThrow(
+      'job jid0000009999: no /jobs/jid0000009999/inventory hand-off node (processing writes it); requeue from processing',
+    );
+    const ark = 'ark:/99999/fk4nothing';
+    const inventoryNode = { manifest_url: `mrtq:store/manifest/7777/${encodeURIComponent(ark)}`, mode: '' };
+    await expect(recordStep()({ job: { ...job, inventory: inventoryNode }, signal, log })).rejects.toThrow(
+      `job jid0000009999: storage holds no version of ${ark} (named by /jobs/jid0000009999/inventory); requeue from storing`,
+    );
+    const garbled = { manifest_url: 'http://store.example/state/7777/x', mode: '' };
+    await expect(recordStep()({ job: { ...job, inventory: garbled }, signal, log })).rejects.toThrow(
+      /names http:\/\/store\.example\/state\/7777\/x, which is no storage manifest URL/,
     );
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ReportArgs } from '../../../src/engine/steps.js';
+import type { ReportArgs } from '../../../src/steps/contracts.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import type { IngestSettings, Profile } from '../../../src/steps/ingest/contracts.js';

@@ -25,6 +25,7 @@ const steps = {
   provision: fromPromise<ProvisionOutput, JobStepInput>(() => Promise.resolve({ hasSpace: true })),
   download: fromPromise<DownloadOutput, JobStepInput>(() => Promise.resolve({})),
   process: fromPromise<void, JobStepInput>(() => Promise.resolve()),
+  store: fromPromise<void, JobStepInput>(() => Promise.resolve()),
   record: fromPromise<void, JobStepInput>(() => Promise.resolve()),
   notify: fromPromise<void, JobStepInput>(() => Promise.resolve()),
 };
@@ -91,13 +92,14 @@ describe('the Stately inspector relay', () => {
       'provisioning',
       'downloading',
       'processing',
+      'storing',
       'recording',
       'notify',
       'completed',
     ]);
     // Each step is an actor of its own, child of the job.
     const steps = messages.filter((m) => m.type === '@xstate.actor' && m.name !== 'job').map((m) => m.name);
-    expect(steps).toEqual(['estimate', 'provision', 'download', 'process', 'record', 'notify']);
+    expect(steps).toEqual(['estimate', 'provision', 'download', 'process', 'store', 'record', 'notify']);
   });
 
   it('replays the run to a page that connects after it', async () => {

@@ -13,9 +13,17 @@ import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
 
-const JOB_STEPS = ['estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
+const JOB_STEPS = [
+  'estimating',
+  'provisioning',
+  'downloading',
+  'processing',
+  'storing',
+  'recording',
+  'notify',
+];
 const ENGINE_A_STATES = 'pending,estimating,provisioning,downloading';
-const ENGINE_B_STATES = 'processing,recording,notify';
+const ENGINE_B_STATES = 'processing,storing,recording,notify';
 
 function tracingEnv(receiver: OtlpReceiver): Record<string, string> {
   return {
@@ -184,7 +192,7 @@ describe('traces of a batch run by two engine processes, received over OTLP/HTTP
     const mine = ofBatch(tracedBid);
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     const jobTransitions = mine.filter((s) => s.name.startsWith('transition ') && s.attributes[Attr.jobId]);
-    expect(jobTransitions).toHaveLength(3 * 7); // pending → … → completed
+    expect(jobTransitions).toHaveLength(3 * 8); // pending → … → completed
     for (const t of jobTransitions) {
       const parent = byId.get(t.parentSpanId);
       const from = t.attributes[Attr.stateFrom] as string;
@@ -239,8 +247,8 @@ describe('traces of a batch run by two engine processes, received over OTLP/HTTP
 
   it('writes the step’s trace and span ids into every log line of the step', () => {
     const stepLines = logLines(outputs).filter((l) => l.msg === 'simulated step');
-    // The traced batch: 3 jobs × 6 steps; the other: 2 jobs × 6 and the failing one up to processing.
-    expect(stepLines.length).toBe(3 * 6 + 2 * 6 + 4);
+    // The traced batch: 3 jobs × 7 steps; the other: 2 jobs × 7 and the failing one up to processing.
+    expect(stepLines.length).toBe(3 * 7 + 2 * 7 + 4);
     const stepSpans = spans.filter((s) => s.name.startsWith('step '));
     for (const line of stepLines) {
       const span = stepSpans.find(

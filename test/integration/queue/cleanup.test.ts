@@ -25,6 +25,7 @@ const TO_COMPLETED: JobEvent[] = [
   { type: 'provision.done' },
   { type: 'download.done' },
   { type: 'process.done' },
+  { type: 'store.done' },
   { type: 'record.done' },
   { type: 'notify.done' },
 ];

@@ -22,6 +22,7 @@ const TO_COMPLETED: JobEvent[] = [
   { type: 'provision.done' },
   { type: 'download.done' },
   { type: 'process.done' },
+  { type: 'store.done' },
   { type: 'record.done' },
   { type: 'notify.done' },
 ];

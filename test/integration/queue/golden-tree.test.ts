@@ -235,14 +235,32 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
       },
       deleted: ['/jobs/states/downloading/10-JID1'],
     });
-    const identifiers = { primary_id: '555', local_id: ['loc001'] };
-    expect(await step(() => job(J(1), 'processing', { type: 'process.done' }, { identifiers }))).toEqual({
+    const identifiers = { primary_id: 'ark:/99999/fk4555', local_id: ['loc001'] };
+    // Processing hands off to storage and inventory in the same multi (mrt-zk since October 2025).
+    const store = {
+      manifest_url: 'file:///work/BID1/JID1/system/mrt-manifest.txt',
+      mode: 'add/7777/ark%3A%2F99999%2Ffk4555',
+      delete: '',
+    };
+    const inventory = { manifest_url: 'mrtq:store/manifest/7777/ark%3A%2F99999%2Ffk4555', mode: '' };
+    expect(
+      await step(() => job(J(1), 'processing', { type: 'process.done' }, { identifiers, store, inventory })),
+    ).toEqual({
       written: {
         '/jobs/JID1/identifiers': identifiers,
-        '/jobs/JID1/status': jobStatus('Recording', 'Processing'),
-        '/jobs/states/recording/10-JID1': '',
+        '/jobs/JID1/store': store,
+        '/jobs/JID1/inventory': inventory,
+        '/jobs/JID1/status': jobStatus('Storing', 'Processing'),
+        '/jobs/states/storing/10-JID1': '',
       },
       deleted: ['/jobs/states/processing/10-JID1'],
+    });
+    expect(await step(() => job(J(1), 'storing', { type: 'store.done' }))).toEqual({
+      written: {
+        '/jobs/JID1/status': jobStatus('Recording', 'Storing'),
+        '/jobs/states/recording/10-JID1': '',
+      },
+      deleted: ['/jobs/states/storing/10-JID1'],
     });
     expect(await step(() => job(J(1), 'recording', { type: 'record.done' }))).toEqual({
       written: { '/jobs/JID1/status': jobStatus('Notify', 'Recording'), '/jobs/states/notify/10-JID1': '' },
@@ -280,9 +298,16 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
         next: 'process.done',
       },
       {
+        at: 'storing',
+        event: 'store.failed',
+        last: 'Processing',
+        resume: 'Storing',
+        next: 'store.done',
+      },
+      {
         at: 'recording',
         event: 'record.failed',
-        last: 'Processing',
+        last: 'Storing',
         resume: 'Recording',
         next: 'record.done',
       },
@@ -370,7 +395,7 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
   it('requeueing a failed job of a failed batch reopens the batch in the same transaction; it then completes', async () => {
     expect(await step(() => requeueJob(ctx, J(2)))).toEqual({
       written: {
-        '/jobs/JID2/status': jobStatus('Notify', 'Recording', 5),
+        '/jobs/JID2/status': jobStatus('Notify', 'Recording', 6),
         '/jobs/states/notify/05-JID2': '',
         '/batches/BID1/states/batch-processing/JID2': '',
         '/batches/BID1/status': batchStatus('Processing', { job_count: 3 }),

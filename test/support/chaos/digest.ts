@@ -1,4 +1,4 @@
-import { SERVABLE_JOB_STATES } from '../../../src/engine/engine.js';
+import { merrittJobLifecycle } from '../../../machines/index.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { jobPath, jobStateFolder, parseRefName } from '../../../src/queue/paths.js';
 import type { EngineProcess } from '../engine-process.js';
@@ -36,7 +36,7 @@ export async function engineDigest(engine: EngineProcess, since: number): Promis
 /** For a failure message: the jobs in each state folder an engine serves, counted by lock owner. */
 export async function lockDigest(ctx: QueueContext): Promise<string> {
   const lines: string[] = [];
-  for (const state of SERVABLE_JOB_STATES) {
+  for (const state of merrittJobLifecycle.servableStates) {
     let refs: string[];
     try {
       refs = await ctx.zk.getChildren(jobStateFolder(state));

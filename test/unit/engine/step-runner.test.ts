@@ -5,6 +5,8 @@ import {
   restoreAccess,
   restoreBatch,
   restoreJob,
+  jobStepOfState as stepOfState,
+  merrittJobLifecycle,
   type JobWorkingState,
 } from '../../../machines/index.js';
 import { nextState } from '../../../machines/next-state.js';
@@ -14,7 +16,6 @@ import {
   StepAbortedError,
   type RunStepOptions,
 } from '../../../src/engine/step-runner.js';
-import { stepOfState } from '../../../src/engine/steps.js';
 import { storedAccess, storedBatch, storedJob } from '../machines/fixtures.js';
 
 /** What a step does in a case: resolve with an output, or reject with an error. */
@@ -29,7 +30,7 @@ interface Case {
   outcome: Outcome;
 }
 
-const JOB_ACTORS = Object.values(stepOfState);
+const JOB_ACTORS = merrittJobLifecycle.steps;
 const failure = new Error('GET https://example.org/f returned 503');
 
 /** Outputs and errors each job step may end with, including the odd ones (no output, a string thrown). */
@@ -46,6 +47,7 @@ const jobOutcomes: Record<JobWorkingState, Outcome[]> = {
   ],
   downloading: [{ output: {} }, { output: { spaceNeeded: 11 } }, { error: failure }, { error: 'a string' }],
   processing: [{ output: undefined }, { output: { identifiers: { ark: 'ark:/1/x' } } }, { error: failure }],
+  storing: [{ output: undefined }, { error: failure }],
   recording: [{ output: undefined }, { error: failure }],
   notify: [{ output: undefined }, { error: failure }],
 };

@@ -1,3 +1,4 @@
+import { merrittJobLifecycle } from '../../../machines/index.js';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { of } from 'rxjs';
@@ -37,7 +38,12 @@ const profiles: ProfileStore = {
 
 function app(token: string | undefined, touched: string[]): FastifyInstance {
   const log = pino({ level: 'silent' });
-  const queue: QueueContext = { zk: untouchableZk(touched), log, now: () => new Date() };
+  const queue: QueueContext = {
+    zk: untouchableZk(touched),
+    lifecycle: merrittJobLifecycle,
+    log,
+    now: () => new Date(),
+  };
   return createHttpApi({ queue, profiles, token, ready: () => false, log });
 }
 

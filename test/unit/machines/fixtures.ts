@@ -27,6 +27,8 @@ export const jobEventSamples: Samples<JobEvent> = {
   'download.failed': [{ type: 'download.failed', message: 'GET https://example.org/f returned 503' }],
   'process.done': [{ type: 'process.done' }],
   'process.failed': [{ type: 'process.failed', message: 'minting failed' }],
+  'store.done': [{ type: 'store.done' }],
+  'store.failed': [{ type: 'store.failed', message: 'Store action failed: node 7777 unavailable' }],
   'record.done': [{ type: 'record.done' }],
   'record.failed': [{ type: 'record.failed', message: 'inventory unavailable' }],
   'notify.done': [{ type: 'notify.done' }],
@@ -77,7 +79,8 @@ export const lastSuccessBefore: Record<JobWorkingState, JobState | null> = {
   provisioning: 'estimating',
   downloading: 'provisioning',
   processing: 'downloading',
-  recording: 'processing',
+  storing: 'processing',
+  recording: 'storing',
   notify: 'recording',
 };
 

@@ -86,7 +86,17 @@ describe('last_successful_status and retry_count (seed 003)', () => {
     });
   });
 
-  it.each([null, ...jobStates] as const)(
+  const resumable = [
+    null,
+    'pending',
+    'estimating',
+    'provisioning',
+    'downloading',
+    'processing',
+    'storing',
+    'recording',
+  ];
+  it.each(resumable)(
     'a requeue of a job whose last success is %s resumes after it, retry_count + 1, last kept',
     (last) => {
       const stored = storedJob('failed', {
@@ -103,11 +113,25 @@ describe('last_successful_status and retry_count (seed 003)', () => {
     },
   );
 
-  it('resumes at the state after the last success, as seed 003’s examples show', () => {
+  it.each(jobStates.filter((state) => !resumable.includes(state)))(
+    'a failed job whose last success is %s is not requeued, as mrt-admin leaves it (INVALID_TRANSITION)',
+    (last) => {
+      const result = nextJobState(storedJob('failed', { lastSuccessfulStatus: last }), {
+        type: 'admin.requeue',
+      });
+      expect(result).toMatchObject({ ok: false, code: 'INVALID_TRANSITION', state: 'failed' });
+    },
+  );
+
+  it('resumes at the step that failed, as mrt-admin’s requeue table (with Storing) says', () => {
     expect(resumeStateAfter('provisioning')).toBe('downloading');
     expect(resumeStateAfter('downloading')).toBe('processing');
-    expect(resumeStateAfter('processing')).toBe('recording');
+    expect(resumeStateAfter('processing')).toBe('storing');
+    expect(resumeStateAfter('storing')).toBe('recording');
     expect(resumeStateAfter('recording')).toBe('notify');
+    expect(resumeStateAfter('notify')).toBeUndefined();
+    expect(resumeStateAfter('Failed')).toBeUndefined();
+    expect(resumeStateAfter('pending')).toBe('estimating');
     expect(resumeStateAfter(null)).toBe('estimating');
     expect(resumeStateAfter('estimating')).toBe('provisioning');
   });

@@ -32,6 +32,7 @@ function jobSteps(ran: string[], failNotify = false) {
     provision: succeedingStep<ProvisionOutput, JobStepInput>({ hasSpace: true }, ran, 'provision'),
     download: succeedingStep<DownloadOutput, JobStepInput>({ spaceNeeded: 12 }, ran, 'download'),
     process: succeedingStep<void, JobStepInput>(undefined, ran, 'process'),
+    store: succeedingStep<void, JobStepInput>(undefined, ran, 'store'),
     record: succeedingStep<void, JobStepInput>(undefined, ran, 'record'),
     notify: failNotify
       ? failingStep<void, JobStepInput>('callback returned 500', ran, 'notify')
@@ -51,7 +52,8 @@ const storedLastSuccess: Partial<Record<JobState, JobState>> = {
   provisioning: 'estimating',
   downloading: 'provisioning',
   processing: 'downloading',
-  recording: 'processing',
+  storing: 'processing',
+  recording: 'storing',
   notify: 'recording',
   failed: 'recording',
 };
@@ -62,6 +64,7 @@ const firstStep: Partial<Record<JobState, string>> = {
   provisioning: 'provision',
   downloading: 'download',
   processing: 'process',
+  storing: 'store',
   recording: 'record',
   notify: 'notify',
 };

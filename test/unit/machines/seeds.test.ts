@@ -3,7 +3,7 @@ import { accessTable, batchTable, jobTable, type TableEdge } from '../../../mach
 
 /** Where an edge is written down: a seed file (by its number) and the words it uses. */
 interface Citation {
-  seed: '000' | '001' | '002' | '003' | 'DESIGN.md §3';
+  seed: '000' | '001' | '002' | '003' | 'DESIGN.md §3' | 'merritt-protocols.md §6';
   quote: string;
 }
 interface Documented {
@@ -15,6 +15,8 @@ interface Documented {
 const s001 = (quote: string): Citation => ({ seed: '001', quote });
 const s003 = (quote: string): Citation => ({ seed: '003', quote });
 const design = (quote: string): Citation => ({ seed: 'DESIGN.md §3', quote });
+/** mrt-zk's states.yml and mrt-admin's requeue table, as merritt-protocols.md §6 reads them: over the seeds. */
+const mrtzk = (quote: string): Citation => ({ seed: 'merritt-protocols.md §6', quote });
 
 // The job edges of seeds 001 (Queue States) and 003 (transition walkthrough); 003 stands over 001.
 const documentedJobEdges: Documented[] = [
@@ -67,7 +69,9 @@ const documentedJobEdges: Documented[] = [
       s003('If any individual download does not succeed'),
     ],
   },
-  { from: 'processing', to: 'recording', cites: [s001('Processing --> Recording')] },
+  { from: 'processing', to: 'storing', cites: [mrtzk('Processing → Storing (success), Failed (fail).')] },
+  { from: 'storing', to: 'recording', cites: [mrtzk('Storing → Recording (success), Failed (fail).')] },
+  { from: 'storing', to: 'failed', cites: [mrtzk('Storing → Recording (success), Failed (fail).')] },
   {
     from: 'processing',
     to: 'failed',
@@ -103,6 +107,7 @@ const documentedJobEdges: Documented[] = [
     to: 'processing',
     cites: [s001('Failed --> Processing'), s003('The failed job will be resumed via an admin action.')],
   },
+  { from: 'failed', to: 'storing', cites: [mrtzk('| `Processing` | **Storing** |')] },
   {
     from: 'failed',
     to: 'recording',
@@ -116,8 +121,9 @@ const documentedJobEdges: Documented[] = [
   },
 ];
 
-/** 001 edges that 003 replaced; the table must not have them. */
+/** 001 edges that 003 (or mrt-zk's states.yml) replaced; the table must not have them. */
 const overruledJobEdges = [
+  { from: 'processing', to: 'recording', cite: s001('Processing --> Recording') },
   { from: 'held', to: 'estimating', cite: s001('Held --> Estimating (admin function)') },
   { from: 'recording', to: 'completed', cite: s001('Recording  --> Completed') },
 ];

@@ -36,8 +36,7 @@ const jobInput = { jobId: 'jid0000000001', batchId: 'bid0000000001' };
 /** The stored job and event that should take `edge`: guards get a context that passes them. */
 function jobScenario(edge: JobEdge) {
   const event = jobEventSamples[edge.event as JobEvent['type']][0] as JobEvent;
-  const resumeAt =
-    edge.guard?.type === 'isResumeAt' ? (edge.guard.params?.state as JobWorkingState) : undefined;
+  const resumeAt = edge.guard?.type === 'hasLastSuccessIn' ? (edge.to as JobWorkingState) : undefined;
   const lastSuccessfulStatus = resumeAt ? lastSuccessBefore[resumeAt] : null;
   return { stored: storedJob(edge.from ?? 'pending', { lastSuccessfulStatus }), event };
 }

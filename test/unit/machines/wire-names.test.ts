@@ -20,6 +20,7 @@ describe('ZooKeeper status names', () => {
       'Provisioning',
       'Downloading',
       'Processing',
+      'Storing',
       'Recording',
       'Notify',
       'Completed',

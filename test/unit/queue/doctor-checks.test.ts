@@ -1,3 +1,4 @@
+import { merrittJobLifecycle } from '../../../machines/index.js';
 import { describe, expect, it } from 'vitest';
 import { checkQueue } from '../../../src/queue/doctor.js';
 import { normaliseSessionId } from '../../../src/queue/doctor-locks.js';
@@ -8,7 +9,12 @@ import type { BatchFolder } from '../../../src/queue/paths.js';
 import type { ZkStat } from '../../../src/zk/index.js';
 
 const NOW = 1_800_000_000_000;
-const settings: CheckSettings = { now: NOW, orphanGraceMs: 600_000, liveSessions: undefined };
+const settings: CheckSettings = {
+  now: NOW,
+  orphanGraceMs: 600_000,
+  liveSessions: undefined,
+  lifecycle: merrittJobLifecycle,
+};
 
 function stat(ctime = NOW - 3_600_000, ephemeralOwner = '0'): ZkStat {
   return {

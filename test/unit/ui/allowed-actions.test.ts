@@ -25,6 +25,7 @@ describe('the actions an operator is offered: those the lifecycle machines accep
       provisioning: [],
       downloading: [],
       processing: [],
+      storing: [],
       recording: [],
       notify: [],
       completed: [],
@@ -33,9 +34,11 @@ describe('the actions an operator is offered: those the lifecycle machines accep
     });
   });
 
-  it('offers a failed job its requeue whatever its last success, but not while its batch reports', () => {
-    for (const last of [null, 'estimating', 'downloading', 'notify'] as const)
+  it('offers a failed job its requeue when its last success says where to resume, but not while its batch reports', () => {
+    for (const last of [null, 'estimating', 'downloading', 'processing', 'storing'] as const)
       expect(allowedJobActions(job('failed', last), 'failed')).toEqual(['requeue', 'delete']);
+    // mrt-admin's table has no restart state after Notify: the job stays failed.
+    expect(allowedJobActions(job('failed', 'notify'), 'failed')).toEqual(['delete']);
     expect(allowedJobActions(job('failed'), 'reporting')).toEqual(['delete']);
     expect(allowedJobActions(job('failed'), 'update-reporting')).toEqual(['delete']);
     expect(allowedJobActions(job('failed'), 'processing')).toEqual(['requeue', 'delete']);

@@ -63,6 +63,7 @@ describe('lifecycle diagrams laid out from the transition tables', () => {
       'provisioning',
       'downloading',
       'processing',
+      'storing',
       'recording',
       'notify',
       'completed',
@@ -73,11 +74,11 @@ describe('lifecycle diagrams laid out from the transition tables', () => {
     for (const e of layout.edges.filter((e) => e.kind === 'straight'))
       expect(row(e.to) - row(e.from)).toBe(1);
     const requeue = layout.edges.filter((e) => e.events.includes('admin.requeue'));
-    expect(requeue).toHaveLength(6);
+    expect(requeue).toHaveLength(7);
     expect(requeue.every((e) => e.kind === 'lane')).toBe(true);
     expect(layout.edges.find((e) => e.from === 'provisioning' && e.to === 'provisioning')?.kind).toBe('self');
     expect(requeue.find((e) => e.to === 'downloading')?.title).toBe(
-      'failed → downloading: admin.requeue [isResumeAt(downloading)]',
+      'failed → downloading: admin.requeue [hasLastSuccessIn(provisioning)]',
     );
   });
 

@@ -1,3 +1,4 @@
+import { merrittJobLifecycle } from '../../../machines/index.js';
 import { pino } from 'pino';
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
@@ -72,7 +73,12 @@ const announcement: EngineAnnouncement = {
 };
 
 function context(zk: FakeZk): QueueContext {
-  return { zk: zk as unknown as ZkClient, log: pino({ level: 'silent' }), now: () => new Date() };
+  return {
+    zk: zk as unknown as ZkClient,
+    lifecycle: merrittJobLifecycle,
+    log: pino({ level: 'silent' }),
+    now: () => new Date(),
+  };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));

@@ -21,7 +21,8 @@ const job = (retryCount: number, configuration: Record<string, unknown>): JobRec
 
 describe('simulated failures', () => {
   const { jobSteps } = createSimulatedSteps();
-  const download = (j: JobRecord) => jobSteps.download({ job: j, signal: new AbortController().signal, log });
+  const download = (j: JobRecord) =>
+    jobSteps.steps.download({ job: j, signal: new AbortController().signal, log });
 
   it('fail-once fails the first attempt only: a requeued job (retry count 1) gets through', async () => {
     await expect(download(job(0, { simulate_fail_once_at: 'downloading' }))).rejects.toThrow(

@@ -41,3 +41,27 @@ export async function post(path, body = {}) {
   if (!res.ok) throw await failure(res);
   return res.json();
 }
+
+let lifecycles;
+
+/**
+ * The lifecycles the queue runs (GET /lifecycle), read once per page: the job states come from
+ * the server's lifecycle, so the pages never spell them out. A failed read is tried again next time.
+ */
+export function getLifecycles() {
+  lifecycles ??= getJson('/lifecycle').catch((err) => {
+    lifecycles = undefined;
+    throw err;
+  });
+  return lifecycles;
+}
+
+/** The job states in lifecycle order. */
+export async function getJobStates() {
+  return (await getLifecycles()).job.states.map((s) => s.state);
+}
+
+/** The batch statuses a list can be filtered by: the lifecycle's, and `invalid` (unreadable). */
+export async function getBatchStatuses() {
+  return [...(await getLifecycles()).batch.states.map((s) => s.state), 'invalid'];
+}

@@ -1,22 +1,11 @@
 /* global document, location, URLSearchParams */
 import { notify } from './actions.js';
-import { getJson } from './api.js';
+import { getBatchStatuses, getJson } from './api.js';
 import { age, badge, fill, h, table } from './dom.js';
 import { throttle } from './live.js';
 
 // Batches, newest first, filtered by status, submitter and profile, a page at a time.
 
-const STATUSES = [
-  'pending',
-  'held',
-  'processing',
-  'reporting',
-  'completed',
-  'failed',
-  'update-reporting',
-  'deleted',
-  'invalid',
-];
 const PAGE = 25;
 
 /** Previous / next links over `total` items, keeping the other query parameters. */
@@ -69,6 +58,7 @@ export function filterForm(base, fields, query) {
 }
 
 export async function renderBatches(main, { query }) {
+  const statuses = await getBatchStatuses();
   const results = h('div', { id: 'batches-results' });
   const refresh = async () => {
     const params = new URLSearchParams(query);
@@ -115,7 +105,7 @@ export async function renderBatches(main, { query }) {
     filterForm(
       '#/batches',
       [
-        { name: 'status', label: 'Status', options: STATUSES },
+        { name: 'status', label: 'Status', options: statuses },
         { name: 'submitter', label: 'Submitter' },
         { name: 'profile', label: 'Profile' },
       ],

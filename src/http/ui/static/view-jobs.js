@@ -1,27 +1,14 @@
 /* global document, URLSearchParams */
 import { notify } from './actions.js';
-import { getJson } from './api.js';
+import { getJobStates, getJson } from './api.js';
 import { age, badge, fill, h, table } from './dom.js';
 import { throttle } from './live.js';
 import { filterForm, pager, PAGE } from './view-batches.js';
 
 // Jobs by state (in priority order) or newest first, optionally of one batch.
 
-const STATES = [
-  'pending',
-  'held',
-  'estimating',
-  'provisioning',
-  'downloading',
-  'processing',
-  'recording',
-  'notify',
-  'completed',
-  'failed',
-  'deleted',
-];
-
 export async function renderJobs(main, { query }) {
+  const states = await getJobStates();
   const results = h('div', { id: 'jobs-results' });
   const refresh = async () => {
     const params = new URLSearchParams(query);
@@ -66,7 +53,7 @@ export async function renderJobs(main, { query }) {
     filterForm(
       '#/jobs',
       [
-        { name: 'state', label: 'State', options: STATES },
+        { name: 'state', label: 'State', options: states },
         { name: 'batch', label: 'Batch (bid…)' },
       ],
       query,

@@ -1,36 +1,12 @@
 /* global document, DOMParser */
 import { notify, runAction } from './actions.js';
-import { getJson, getText } from './api.js';
+import { getBatchStatuses, getJobStates, getJson, getText } from './api.js';
 import { age, badge, facts, fill, formatTime, h, section, table } from './dom.js';
 import { throttle } from './live.js';
 
 // The queue at a glance: counts, holds, the ZooKeeper session, engine processes, the newest
-// batches and the lifecycles with their counts. Everything comes from the API (/overview).
-
-const JOB_STATES = [
-  'pending',
-  'held',
-  'estimating',
-  'provisioning',
-  'downloading',
-  'processing',
-  'recording',
-  'notify',
-  'completed',
-  'failed',
-  'deleted',
-];
-const BATCH_STATES = [
-  'pending',
-  'held',
-  'processing',
-  'reporting',
-  'completed',
-  'failed',
-  'update-reporting',
-  'deleted',
-  'invalid',
-];
+// batches and the lifecycles with their counts. Everything comes from the API (/overview; the
+// states to list from /lifecycle).
 
 function countsTable(id, caption, states, counts, link) {
   return table({
@@ -169,6 +145,7 @@ function updateDiagram(lifecycle, counts) {
 }
 
 export async function renderOverview(main) {
+  const [jobStateList, batchStatusList] = await Promise.all([getJobStates(), getBatchStatuses()]);
   const regions = Object.fromEntries(
     ['state', 'engines', 'jobs', 'batches', 'recent'].map((k) => [k, h('div', { id: `overview-${k}` })]),
   );
@@ -205,14 +182,14 @@ export async function renderOverview(main) {
     );
     fill(
       regions.jobs,
-      countsTable('job-counts', 'Jobs per state', JOB_STATES, overview.jobs, (s) => `#/jobs?state=${s}`),
+      countsTable('job-counts', 'Jobs per state', jobStateList, overview.jobs, (s) => `#/jobs?state=${s}`),
     );
     fill(
       regions.batches,
       countsTable(
         'batch-counts',
         'Batches per status',
-        BATCH_STATES,
+        batchStatusList,
         overview.batches,
         (s) => `#/batches?status=${s}`,
       ),

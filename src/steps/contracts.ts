@@ -3,7 +3,6 @@ import type {
   DownloadOutput,
   EstimateOutput,
   ExpandOutput,
-  JobWorkingState,
   ProvisionOutput,
   ReportOutput,
 } from '../../machines/index.js';
@@ -11,7 +10,7 @@ import type { AccessRecord } from '../queue/access.js';
 import type { BatchRecord } from '../queue/batch-load.js';
 import type { QueueContext } from '../queue/context.js';
 import type { JobRecord } from '../queue/job-load.js';
-import type { JobIdentifiers, JobInventory, StatusReport } from '../queue/records.js';
+import type { JobIdentifiers, JobInventory, JobStore, StatusReport } from '../queue/records.js';
 
 /** What every job step receives: the job as read from ZooKeeper, its abort signal, a logger. */
 export interface JobStepArgs {
@@ -20,26 +19,47 @@ export interface JobStepArgs {
   log: Logger;
 }
 
-/** Data a step hands back to be written with its transition (in the same multi). */
+/**
+ * Data a step hands back to be written with its transition (in the same multi): processing's
+ * identifiers and the two hand-off nodes Merritt's storage and inventory read (§1, §2). The
+ * hand-off nodes are written only while absent or empty, so a requeue keeps the original.
+ */
 export interface StepWrites {
   identifiers?: JobIdentifiers;
+  store?: JobStore;
   inventory?: JobInventory;
 }
 
+/** The keys of {@link StepWrites}: a step's output carrying one of them is written with its transition. */
+export const STEP_WRITE_KEYS = [
+  'identifiers',
+  'store',
+  'inventory',
+] as const satisfies readonly (keyof StepWrites)[];
+
+/** The side effect of one working job state: honours its AbortSignal, safe to run again after a crash. */
+export type JobStep = (args: JobStepArgs) => Promise<unknown>;
+
 /**
- * The side effects of the job states (DESIGN.md §5: `src/steps` implements them). Each honours
- * its AbortSignal and is safe to run again: after a crash the same step runs once more.
+ * The side effects of a job lifecycle's working states, by the step name its table gives
+ * (DESIGN.md §5: `src/steps` implements them), and what runs after a job completed.
  */
-export interface JobSteps {
+export interface JobStepSet {
+  steps: Readonly<Record<string, JobStep>>;
+  /** After a job completed (its working directory goes); failures are logged, never fatal. */
+  completed?: JobStep;
+}
+
+/** The steps of Merritt's job lifecycle (machines/states.ts), typed by what each returns to its machine. */
+export type MerrittJobSteps = {
   estimate(args: JobStepArgs): Promise<EstimateOutput>;
   provision(args: JobStepArgs): Promise<ProvisionOutput>;
   download(args: JobStepArgs): Promise<DownloadOutput>;
   process(args: JobStepArgs): Promise<StepWrites | void>;
+  store(args: JobStepArgs): Promise<StepWrites | void>;
   record(args: JobStepArgs): Promise<StepWrites | void>;
   notify(args: JobStepArgs): Promise<void>;
-  /** After a job completed (its working directory goes); failures are logged, never fatal. */
-  completed?(args: JobStepArgs): Promise<void>;
-}
+};
 
 export interface ExpandArgs {
   batch: BatchRecord;
@@ -71,16 +91,6 @@ export interface BatchSteps {
   expand(args: ExpandArgs): Promise<ExpandOutput>;
   report(args: ReportArgs): Promise<ReportOutput>;
 }
-
-/** The machine actor that runs in each working job state. */
-export const stepOfState: Readonly<Record<JobWorkingState, keyof Omit<JobSteps, 'completed'>>> = {
-  estimating: 'estimate',
-  provisioning: 'provision',
-  downloading: 'download',
-  processing: 'process',
-  recording: 'record',
-  notify: 'notify',
-};
 
 export interface AccessStepArgs {
   request: AccessRecord;

@@ -1,0 +1,181 @@
+import type { AnyStateMachine, StateNode } from 'xstate';
+import { pureInitialSnapshot, pureTransition } from './inert.js';
+import { createJobContext } from './job.context.js';
+import { jobMachineAt } from './job.machine.js';
+import { byInitialState } from './machine-at.js';
+import type { JobContext, JobInput, StoredJob } from './job.types.js';
+import { nextState, type TransitionResult, type ValidTransition } from './next-state.js';
+import { jobStateTable, type StateRow } from './states.js';
+import { wireParser } from './wire-names.js';
+
+type AnyNode = StateNode<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** How a job comes into existence: normally pending; failed at once when it can never run (001). */
+export type JobCreationEvent = { type: 'job.created' } | { type: 'job.rejected'; message: string };
+
+/**
+ * A job lifecycle as the engine runs it: a machine and the table of its states (wire name,
+ * folder, step). Everything the runtime needs about states is derived here, once, so a lifecycle
+ * with another state is a new machine and a new row, nothing else (DESIGN.md §7).
+ */
+export interface JobLifecycle {
+  readonly table: readonly StateRow[];
+  /** Every state, in table order. */
+  readonly states: readonly string[];
+  /** The state a job is created in (the machine's initial state). */
+  readonly initial: string;
+  /** States in which a step runs, in table order. */
+  readonly workingStates: readonly string[];
+  /** States a consumer takes jobs from: the initial state and every working state. */
+  readonly servableStates: readonly string[];
+  /**
+   * Working states whose step may leave the job where it is (provisioning on `space.short`):
+   * their jobs are evaluated again later, on a timer and when other jobs finish.
+   */
+  readonly staysStates: readonly string[];
+  /** Every step (actor) the working states invoke. */
+  readonly steps: readonly string[];
+  /** The machine, starting at the initial state. */
+  readonly machine: AnyStateMachine;
+  /** The machine entered at `state`, so that state's step runs when an actor starts. */
+  machineAt(state: string): AnyStateMachine;
+  isState(name: string): boolean;
+  isWorking(state: string): boolean;
+  /** The step `state` runs, or undefined when none does. */
+  stepOf(state: string): string | undefined;
+  /** The status name written for `state`. */
+  wireName(state: string): string;
+  /** The state a stored status names (any case, any separator), or undefined when unknown. */
+  parse(wire: string): string | undefined;
+  /** The folder under `/jobs/states` of `state`'s refs. */
+  folderOf(state: string): string;
+  /** Where a failed job with this last success resumes on requeue; undefined when it does not. */
+  resumeAfter(lastSuccessfulStatus: string | null): string | undefined;
+  newState(input: JobInput, event?: JobCreationEvent): ValidTransition<string, JobContext>;
+  /** Where `event` takes a stored job, or INVALID_TRANSITION. Pure: the machine decides. */
+  next(stored: StoredJob, event: { type: string }): TransitionResult<string, JobContext>;
+  /** The machine entered at the stored state, and the context to start it with. */
+  restore(stored: StoredJob): { machine: AnyStateMachine; input: JobContext };
+}
+
+export interface JobLifecycleDefinition {
+  /** One row per machine state; the first is where jobs are created. */
+  table: readonly StateRow[];
+  /** The machine with `initial` as its initial state (see machine-at.ts). */
+  machineAt(initial: string): AnyStateMachine;
+}
+
+function invokedSteps(node: AnyNode): string[] {
+  return node.invoke.map((invoke) => (typeof invoke.src === 'string' ? invoke.src : invoke.id));
+}
+
+/** Refuses a table that does not describe its machine: every state once, every step where it runs. */
+function checkTable(machine: AnyStateMachine, table: readonly StateRow[]): void {
+  const nodes = machine.root.states as Record<string, AnyNode>;
+  const problems: string[] = [];
+  const rows = new Set(table.map((row) => row.state));
+  for (const state of Object.keys(nodes)) if (!rows.has(state)) problems.push(`state ${state} has no row`);
+  for (const row of table) {
+    const node = nodes[row.state];
+    if (!node) {
+      problems.push(`row ${row.state} names no state of the machine`);
+      continue;
+    }
+    const steps = invokedSteps(node);
+    const expected = row.step === undefined ? [] : [row.step];
+    if (steps.join() !== expected.join())
+      problems.push(`state ${row.state} invokes [${steps.join()}], its row says [${expected.join()}]`);
+    // Refs sit in /jobs/states/<state lowercased>, as mrt-zk names the folders.
+    if (row.folder !== row.state.toLowerCase())
+      problems.push(`state ${row.state}'s folder must be "${row.state.toLowerCase()}", not "${row.folder}"`);
+  }
+  if (rows.size !== table.length) problems.push('a state has two rows');
+  if (problems.length > 0)
+    throw new Error(`job lifecycle table and machine disagree: ${problems.join('; ')}`);
+}
+
+/**
+ * The requeue edges of the failed state, read from the machine: each resumes at its target
+ * for the last_successful_status values its `hasLastSuccessIn` guard names.
+ */
+function requeueTargets(machine: AnyStateMachine): Map<string, string> {
+  const targets = new Map<string, string>();
+  const failed = (machine.root.states as Record<string, AnyNode>).failed;
+  for (const transition of failed?.transitions.get('admin.requeue') ?? []) {
+    const guard = transition.guard as { params?: { statuses?: unknown } } | undefined;
+    const target = transition.target?.[0]?.key;
+    const statuses = guard?.params?.statuses;
+    if (target === undefined || !Array.isArray(statuses)) continue;
+    for (const status of statuses) if (!targets.has(String(status))) targets.set(String(status), target);
+  }
+  return targets;
+}
+
+/** Working states with a transition that stays (no target, or itself) on a step's event. */
+function statesThatStay(machine: AnyStateMachine, working: readonly string[]): string[] {
+  const nodes = machine.root.states as Record<string, AnyNode>;
+  return working.filter((state) => {
+    const node = nodes[state];
+    if (!node) return false;
+    for (const [type, transitions] of node.transitions) {
+      if (type.startsWith('xstate.')) continue;
+      if (transitions.some((t) => !t.target || t.target.every((target) => target === node))) return true;
+    }
+    return false;
+  });
+}
+
+function contextOf(stored: StoredJob): JobContext {
+  const { status: _status, ...context } = stored;
+  return createJobContext(context);
+}
+
+/** Builds the runtime description of a job lifecycle, refusing a table that does not fit its machine. */
+export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifecycle {
+  const { table } = definition;
+  const initial = table[0]?.state;
+  if (initial === undefined) throw new Error('a job lifecycle needs at least one state');
+  const machineAt = byInitialState((state: string) => definition.machineAt(state));
+  const machine = machineAt(initial);
+  checkTable(machine, table);
+  const byState = new Map(table.map((row) => [row.state, row]));
+  const working = table.filter((row) => row.step !== undefined).map((row) => row.state);
+  const resume = requeueTargets(machine);
+  const parse = wireParser(table);
+  const rowOf = (state: string): StateRow => {
+    const row = byState.get(state);
+    if (!row) throw new Error(`"${state}" is not a state of this job lifecycle`);
+    return row;
+  };
+  return {
+    table,
+    states: table.map((row) => row.state),
+    initial,
+    workingStates: working,
+    servableStates: [initial, ...working],
+    staysStates: statesThatStay(machine, working),
+    steps: [...new Set(table.flatMap((row) => (row.step ? [row.step] : [])))],
+    machine,
+    machineAt,
+    isState: (name) => byState.has(name),
+    isWorking: (state) => byState.get(state)?.step !== undefined,
+    stepOf: (state) => byState.get(state)?.step,
+    wireName: (state) => rowOf(state).wire,
+    parse,
+    folderOf: (state) => rowOf(state).folder ?? state.toLowerCase(),
+    resumeAfter: (last) => resume.get(last ?? ''),
+    newState(input, event = { type: 'job.created' }) {
+      let snapshot = pureInitialSnapshot(machine, input);
+      if (event.type === 'job.rejected') snapshot = pureTransition(machine, snapshot, event);
+      return { ok: true, from: null, to: snapshot.value as string, context: snapshot.context as JobContext };
+    },
+    next: (stored, event) => nextState('job', machine, stored.status, contextOf(stored), event),
+    restore: (stored) => ({ machine: machineAt(stored.status), input: contextOf(stored) }),
+  };
+}
+
+/** Merritt's job lifecycle today: mrt-zk's `states.yml`, with Storing (October 2025). */
+export const merrittJobLifecycle: JobLifecycle = defineJobLifecycle({
+  table: jobStateTable,
+  machineAt: (state) => jobMachineAt(state as (typeof jobStateTable)[number]['state']),
+});

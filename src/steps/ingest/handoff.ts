@@ -1,0 +1,105 @@
+import type { JobInventory, JobStore } from '../../queue/records.js';
+import { OutputError } from './output-errors.js';
+
+/**
+ * The hand-off nodes between processing, storage and inventory, in Merritt's format
+ * (merritt-protocols.md §1, §2): what ingest's `ProcessConsumer` writes and what mrt-store's
+ * `StoreConsumer` and mrt-inventory's `ProcessJob` read.
+ */
+
+/** Where a store node sends an object: the action, the storage node, the ark. */
+export interface StoreTarget {
+  action: 'add' | 'update';
+  node: number;
+  ark: string;
+}
+
+/** Storage node of the embedded store: mrt-store's node number when none is configured. */
+export const DEFAULT_STORAGE_NODE = 7777;
+
+/** Base of the embedded store's manifest URLs: `…/manifest/{node}/{ark}` as mrt-store serves them. */
+export const EMBEDDED_STORE_URL = 'mrtq:store';
+
+/** `add/7777/ark%3A%2F13030%2Fm5xxxx`: three `/`-separated parts, the ark percent-encoded. */
+export function storeMode(target: StoreTarget): string {
+  return `${target.action}/${target.node}/${encodeURIComponent(target.ark)}`;
+}
+
+/** The store node processing writes: `delete` is always present (mrt-store reads it with getString). */
+export function storeNode(
+  manifestUrl: string,
+  target: StoreTarget,
+  deletes: readonly string[] = [],
+): JobStore {
+  return { manifest_url: manifestUrl, mode: storeMode(target), delete: deletes.join('\n') };
+}
+
+/** The inventory node: the storage manifest URL inventory loads; `mode` is unused by Merritt (`""`). */
+export function inventoryNode(storeUrl: string, target: StoreTarget): JobInventory {
+  return { manifest_url: `${storeUrl}/manifest/${target.node}/${encodeURIComponent(target.ark)}`, mode: '' };
+}
+
+function invalid(jid: string, message: string): OutputError {
+  return new OutputError('HANDOFF_INVALID', `job ${jid}: ${message}`);
+}
+
+/** Splits a store node's `mode` as mrt-store does; HANDOFF_INVALID naming what is wrong otherwise. */
+export function parseStoreMode(jid: string, mode: unknown): StoreTarget {
+  const parts = typeof mode === 'string' ? mode.split('/') : [];
+  const [action, node, encoded] = parts;
+  if (parts.length !== 3 || (action !== 'add' && action !== 'update') || !/^\d+$/.test(node ?? '')) {
+    throw invalid(
+      jid,
+      `/jobs/${jid}/store has mode ${JSON.stringify(mode)}; expected "add|update/<node>/<ark percent-encoded>" ` +
+        '(exactly three parts: an unencoded ark breaks it); requeue from processing to write it again',
+    );
+  }
+  let ark: string;
+  try {
+    ark = decodeURIComponent(encoded ?? '');
+  } catch {
+    throw invalid(jid, `/jobs/${jid}/store names ark "${encoded}", which is not percent-encoded correctly`);
+  }
+  return { action, node: Number(node), ark };
+}
+
+/** The store node of a job, checked: a manifest URL, a mode, and `delete` present. */
+export function requireStoreNode(jid: string, store: JobStore | undefined): JobStore & StoreTarget {
+  if (!store)
+    throw invalid(jid, `no /jobs/${jid}/store hand-off node (processing writes it); requeue from processing`);
+  if (typeof store.manifest_url !== 'string' || store.manifest_url === '')
+    throw invalid(jid, `/jobs/${jid}/store has no manifest_url`);
+  return {
+    ...store,
+    delete: typeof store.delete === 'string' ? store.delete : '',
+    ...parseStoreMode(jid, store.mode),
+  };
+}
+
+/**
+ * The ark and node an inventory node's manifest URL names (`…/manifest/{node}/{ark}`), as
+ * mrt-inventory's `url2ark` reads it; HANDOFF_INVALID when the URL has no such tail.
+ */
+export function inventoryTarget(
+  jid: string,
+  inventory: JobInventory | undefined,
+): { node: number; ark: string } {
+  if (!inventory || typeof inventory.manifest_url !== 'string' || inventory.manifest_url === '')
+    throw invalid(
+      jid,
+      `no /jobs/${jid}/inventory hand-off node (processing writes it); requeue from processing`,
+    );
+  const match = /\/manifest\/(\d+)\/([^/?#]+)\/?(?:[?#].*)?$/.exec(inventory.manifest_url);
+  let ark: string | undefined;
+  try {
+    ark = match ? decodeURIComponent(match[2]!) : undefined;
+  } catch {
+    ark = undefined;
+  }
+  if (!match || !ark?.startsWith('ark:'))
+    throw invalid(
+      jid,
+      `/jobs/${jid}/inventory names ${inventory.manifest_url}, which is no storage manifest URL (…/manifest/<node>/<ark percent-encoded>)`,
+    );
+  return { node: Number(match[1]), ark };
+}

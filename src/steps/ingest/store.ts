@@ -1,0 +1,95 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { QueueContext } from '../../queue/context.js';
+import type { MerrittJobSteps } from '../contracts.js';
+import type { IngestSettings } from './contracts.js';
+import type { Fetcher } from './fetch.js';
+import { requireStoreNode } from './handoff.js';
+import { OutputError } from './output-errors.js';
+import { isBelow, resolveInside } from './output-files.js';
+import { withObjectLock } from './output-lock.js';
+import { jobWorkDir, writeStoredVersion } from './output-workdir.js';
+import type { Storage, StoreFile } from './storage.js';
+import { parseStorageManifest, type ManifestRow } from './storage-manifest.js';
+
+/** What the storing step is built from. */
+export interface StoreDeps {
+  settings: Pick<IngestSettings, 'workRoot'>;
+  storage: Storage;
+  fetcher: Pick<Fetcher, 'text' | 'toFile'>;
+  queue: QueueContext;
+}
+
+/** A `file://` URL's path when it lies inside `dir`, else undefined. */
+function localPathInside(url: string, dir: string): string | undefined {
+  if (!url.startsWith('file:')) return undefined;
+  try {
+    const path = resolve(fileURLToPath(url));
+    return isBelow(dir, path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readManifest(deps: StoreDeps, url: string, workDir: string, signal: AbortSignal) {
+  const local = localPathInside(url, workDir);
+  const text = local ? await readFile(local, 'utf8') : await deps.fetcher.text(url, { signal });
+  try {
+    return parseStorageManifest(text);
+  } catch (err) {
+    throw new OutputError(
+      'HANDOFF_INVALID',
+      `the manifest at ${url} cannot be read: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+}
+
+/**
+ * Every file of the manifest in the working directory under its name: files already there (the
+ * embedded case: processing listed them by `file://` URL) are used as they are, others are
+ * fetched and checked against the manifest's size and digest.
+ */
+async function stageFiles(deps: StoreDeps, rows: ManifestRow[], workDir: string, signal: AbortSignal) {
+  const files: StoreFile[] = [];
+  for (const row of rows) {
+    const target = resolveInside(workDir, row.path);
+    if (localPathInside(row.url, workDir) !== target) {
+      await mkdir(dirname(target), { recursive: true });
+      await deps.fetcher.toFile(row.url, target, {
+        signal,
+        expected: { size: row.size, digest: row.digest },
+      });
+    }
+    files.push({ path: row.path, size: row.size, digest: row.digest });
+  }
+  return files;
+}
+
+/**
+ * The storing step (mrt-zk's Storing, October 2025): the embedded storage takes the job the way
+ * Merritt's storage service does (`StoreConsumer`, merritt-protocols.md §1): it reads
+ * `/jobs/JID/store`, splits `mode` into action, node and ark, reads the manifest at
+ * `manifest_url`, and adds a version under `/locks/storage/<ark>`. A job another tool left in
+ * Storing runs the same way; its files are fetched from the manifest's URLs when they are not in
+ * the working directory. Idempotent: storage returns the version that already holds these files.
+ */
+export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
+  return async ({ job, signal, log }) => {
+    const handOff = requireStoreNode(job.jobId, job.store);
+    const workDir = jobWorkDir(deps.settings, job);
+    const rows = await readManifest(deps, handOff.manifest_url, workDir, signal);
+    if (rows.length === 0)
+      throw new OutputError('HANDOFF_INVALID', `the manifest at ${handOff.manifest_url} lists no files`);
+    const files = await stageFiles(deps, rows, workDir, signal);
+    const { ark } = handOff;
+    const stored = await withObjectLock(deps.queue, 'storage', ark, log, () =>
+      deps.storage.store({ ark, workDir, files, signal }),
+    );
+    await writeStoredVersion(workDir, { ark, ...stored });
+    log.info({ ark, version: stored.version, action: handOff.action, node: handOff.node }, 'stored');
+  };
+}
