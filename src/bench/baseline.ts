@@ -1,5 +1,6 @@
 import type { ZkClient } from '../zk/index.js';
 import { isZkError } from '../zk/index.js';
+import { merrittJobLifecycle } from '../../machines/index.js';
 
 /**
  * The peer baseline: the job lifecycle written the way the seeds describe it (003's
@@ -16,16 +17,12 @@ export interface BaselineOptions {
   idlePollMs: number;
 }
 
-const STATES = ['pending', 'estimating', 'provisioning', 'downloading', 'processing', 'recording', 'notify'];
-const NEXT: Record<string, string> = {
-  pending: 'estimating',
-  estimating: 'provisioning',
-  provisioning: 'downloading',
-  downloading: 'processing',
-  processing: 'recording',
-  recording: 'notify',
-  notify: 'completed',
-};
+// The states and moves the engine runs, from Merritt's lifecycle: a job leaves each servable state
+// for the state a success leads to (where a requeue after it would resume), the last one for completed.
+const STATES = merrittJobLifecycle.servableStates;
+const NEXT: Record<string, string> = Object.fromEntries(
+  STATES.map((state) => [state, merrittJobLifecycle.resumeAfter(state) ?? 'completed']),
+);
 
 function status(state: string, last: string | null): Buffer {
   return Buffer.from(

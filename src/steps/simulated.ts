@@ -1,4 +1,3 @@
-import type { JobWorkingState } from '../../machines/index.js';
 import type {
   AccessSteps,
   BatchSteps,
@@ -58,21 +57,23 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
   accessSteps: AccessSteps;
 } {
   const delay = options.stepDelayMs ?? 0;
+  // A step fails where the job's configuration says, by the state that runs it (the lifecycle's table).
   const step =
-    <T>(state: JobWorkingState, result: (args: JobStepArgs) => T) =>
+    <T>(name: keyof MerrittJobSteps, result: (args: JobStepArgs) => T) =>
     async (args: JobStepArgs): Promise<T> => {
+      const state = args.job.status;
       await sleep(delay, args.signal);
-      args.log.debug({ jobId: args.job.jobId, state }, 'simulated step');
+      args.log.debug({ jobId: args.job.jobId, state, step: name }, 'simulated step');
       failIfAsked(args, state);
       return result(args);
     };
   const steps: MerrittJobSteps = {
-    estimate: step('estimating', () => ({ spaceNeeded: 0 })),
-    provision: step('provisioning', () => ({ hasSpace: true })),
-    download: step('downloading', () => ({})),
-    process: step('processing', ({ job }) => simulatedHandOff(job.jobId, job.identifiers?.local_id ?? [])),
-    store: step('storing', () => undefined),
-    record: step('recording', () => undefined),
+    estimate: step('estimate', () => ({ spaceNeeded: 0 })),
+    provision: step('provision', () => ({ hasSpace: true })),
+    download: step('download', () => ({})),
+    process: step('process', ({ job }) => simulatedHandOff(job.jobId, job.identifiers?.local_id ?? [])),
+    store: step('store', () => undefined),
+    record: step('record', () => undefined),
     notify: step('notify', () => undefined),
   };
   const jobSteps = { steps };
