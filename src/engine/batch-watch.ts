@@ -1,6 +1,6 @@
 import { combineLatest, Subscription } from 'rxjs';
 import type { BatchWork } from '../queue/batch-acquire.js';
-import { batchChild } from '../queue/paths.js';
+import { BATCHES, batchChild, batchFolderPath, isBatchId } from '../queue/paths.js';
 import { decodeBatchStatus } from '../queue/wire.js';
 import { batchIds$, batchProcessingEmpty$, batchStatus$, type NodeValue } from '../streams/index.js';
 import type { ZkClient } from '../zk/index.js';
@@ -29,6 +29,38 @@ export function batchWorkOf(bid: string, status: NodeValue, processingEmpty: boo
   }
 }
 
+/** The batch work kinds, in the order they are offered. */
+export const BATCH_WORK: readonly BatchWork[] = ['expand', 'report', 'update-report'];
+
+/** Statuses read per request in a sweep: well under ZooKeeper's 1 MB packet limit. */
+const SWEEP_CHUNK = 200;
+
+/**
+ * What every batch needs now, read afresh (the sweep: a safety net for a watch that was missed).
+ * Statuses are read in chunks; a batch-processing folder only for processing batches.
+ */
+export async function batchWorkNow(zk: ZkClient): Promise<Map<BatchWork, string[]>> {
+  const bids = (await zk.getChildren(BATCHES)).filter(isBatchId).sort();
+  const byWork = new Map<BatchWork, string[]>(BATCH_WORK.map((work) => [work, []]));
+  for (let i = 0; i < bids.length; i += SWEEP_CHUNK) {
+    const chunk = bids.slice(i, i + SWEEP_CHUNK);
+    const statuses = await zk.getDataMany(chunk.map((bid) => batchChild(bid, 'status')));
+    await Promise.all(
+      chunk.map(async (bid, j) => {
+        const status = statuses[j];
+        // Only an expanded processing batch depends on its folder: the rest need no read.
+        const waitsOnJobs = status !== undefined && batchWorkOf(bid, status, true) === 'report';
+        const empty = waitsOnJobs
+          ? (await zk.getChildren(batchFolderPath(bid, 'batch-processing')).catch(() => [])).length === 0
+          : true;
+        const work = status ? batchWorkOf(bid, status, empty) : undefined;
+        if (work) byWork.get(work)!.push(bid);
+      }),
+    );
+  }
+  return byWork;
+}
+
 /**
  * Watches every batch's status and batch-processing folder and tells, after each change, which
  * batches need which work. The batch-processing folder becoming empty is what moves a
@@ -38,7 +70,7 @@ export function watchBatches(zk: ZkClient, offer: (work: BatchWork, bids: string
   const wants = new Map<string, BatchWork | undefined>();
   const perBatch = new Map<string, Subscription>();
   const publish = (): void => {
-    for (const work of ['expand', 'report', 'update-report'] as const) {
+    for (const work of BATCH_WORK) {
       offer(
         work,
         [...wants]

@@ -7,7 +7,6 @@ import {
   nextBatchRecord,
   type BatchCommitOptions,
 } from '../queue/batch-transition.js';
-import { isQueueError } from '../queue/errors.js';
 import { batchChild } from '../queue/paths.js';
 import type { StatusReport } from '../queue/records.js';
 import { encodeStatusReport } from '../queue/status-report.js';
@@ -16,12 +15,18 @@ import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
 import { contextOfTraceparent } from '../telemetry/trace-context.js';
 import type { EngineDeps } from './deps.js';
-import { releaseEventually } from './lock-release.js';
-import { isIndeterminate, settle } from './indeterminate.js';
-import { runMachineStep, StepAbortedError } from './step-runner.js';
+import { commitItem, stepItem, type ItemKind } from './item-runner.js';
+import { runMachineStep } from './step-runner.js';
 import type { BatchJobLists } from '../steps/contracts.js';
 
 const BATCH_ACTORS = ['expand', 'report'] as const;
+
+const BATCH: ItemKind<AcquiredBatch, BatchRecord> = {
+  noun: 'batch',
+  record: (acquired) => acquired.batch,
+  id: (batch) => batch.batchId,
+  load: (queue, batch) => loadBatch(queue, batch.batchId),
+};
 
 /**
  * A pending batch: held when its collection is on hold; otherwise acquired (processing, lock
@@ -128,19 +133,6 @@ async function runStep(
   run: (signal: AbortSignal) => Promise<unknown>,
 ): Promise<BatchEvent | undefined> {
   const { batch } = acquired;
-  try {
-    await deps.beforeStep?.(acquired.lock);
-  } catch (err) {
-    await discard(deps, acquired, 'stalled', err);
-    return undefined;
-  }
-  deps.ledger.record({
-    kind: 'start',
-    item: batch.batchId,
-    state: batch.status,
-    version: batch.statusVersion,
-  });
-  const { machine, input } = restoreBatch(batch);
   const attributes = {
     [Attr.batchId]: batch.batchId,
     [Attr.batchUuid]: typeof batch.submission.batchID === 'string' ? batch.submission.batchID : '',
@@ -150,11 +142,12 @@ async function runStep(
   const name = actor === 'expand' ? SpanName.expand : SpanName.report;
   // Expansion and report continue the trace of the batch's submission (stored with it).
   const parent = contextOfTraceparent(batchTraceparent(batch));
-  try {
-    return await withSpan(
+  const stepped = await stepItem(deps, BATCH, acquired, () =>
+    withSpan(
       name,
       attributes,
       async (span) => {
+        const { machine, input } = restoreBatch(batch);
         const event = await runMachineStep<BatchEvent>({
           machine,
           input,
@@ -170,101 +163,19 @@ async function runStep(
         return event;
       },
       { parent },
-    );
-  } catch (err) {
-    await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
-    if (!(err instanceof StepAbortedError)) throw err;
-    return undefined;
-  }
-}
-
-async function commit(
-  deps: EngineDeps,
-  acquired: AcquiredBatch,
-  event: BatchEvent,
-  options: BatchCommitOptions,
-  retried = false,
-): Promise<BatchRecord | undefined> {
-  const { batch } = acquired;
-  try {
-    const next = await commitBatchTransition(deps.queue, acquired, event, options);
-    deps.ledger.record({
-      kind: 'commit',
-      item: batch.batchId,
-      state: batch.status,
-      version: batch.statusVersion,
-      event: event.type,
-      to: next.status,
-    });
-    return next;
-  } catch (err) {
-    if (isQueueError(err) && (err.code === 'LOCK_LOST' || err.code === 'CONFLICT')) {
-      deps.ledger.record({
-        kind: 'discard',
-        item: batch.batchId,
-        state: batch.status,
-        version: batch.statusVersion,
-        event: event.type,
-        reason: err.code,
-      });
-      deps.log.warn({ batchId: batch.batchId, event: event.type, err }, 'stale batch result discarded');
-      return undefined;
-    }
-    if (isIndeterminate(err)) return settleCommit(deps, acquired, event, options, retried, err);
-    await discard(deps, acquired, 'commit error', err);
-    throw err;
-  }
-}
-
-/** A batch commit whose outcome is unknown: applied, retried once, or given up (see settle). */
-async function settleCommit(
-  deps: EngineDeps,
-  acquired: AcquiredBatch,
-  event: BatchEvent,
-  options: BatchCommitOptions,
-  retried: boolean,
-  err: unknown,
-): Promise<BatchRecord | undefined> {
-  const { batch } = acquired;
-  const expected = nextBatchRecord(batch, event);
-  const outcome = await settle(deps.queue.zk, () => loadBatch(deps.queue, batch.batchId), {
-    status: expected.status,
-    fromVersion: batch.statusVersion,
-    lockSessionId: acquired.lock.sessionId,
-  }).catch(() => 'moved-on' as const);
-  deps.log.warn(
-    { batchId: batch.batchId, event: event.type, outcome, err },
-    'batch commit outcome was unknown',
+    ),
   );
-  if (outcome === 'applied') {
-    deps.ledger.record({
-      kind: 'commit',
-      item: batch.batchId,
-      state: batch.status,
-      version: batch.statusVersion,
-      event: event.type,
-      to: expected.status,
-    });
-    return expected;
-  }
-  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, options, true);
-  await discard(deps, acquired, `commit outcome unknown (${outcome})`, err);
-  return undefined;
+  return stepped.ran ? stepped.value : undefined;
 }
 
-async function discard(
+function commit(
   deps: EngineDeps,
   acquired: AcquiredBatch,
-  reason: string,
-  err: unknown,
-): Promise<void> {
-  deps.ledger.record({
-    kind: 'discard',
-    item: acquired.batch.batchId,
-    state: acquired.batch.status,
-    version: acquired.batch.statusVersion,
-    reason,
-  });
-  deps.log.warn({ batchId: acquired.batch.batchId, reason, err }, 'batch step ended without a commit');
-  await releaseEventually(deps.queue, acquired.lock, deps.log);
+  event: BatchEvent,
+  options: BatchCommitOptions,
+): Promise<BatchRecord | undefined> {
+  return commitItem(deps, BATCH, acquired, event, () => ({
+    write: () => commitBatchTransition(deps.queue, acquired, event, options),
+    expected: () => nextBatchRecord(acquired.batch, event),
+  }));
 }

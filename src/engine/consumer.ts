@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { BehaviorSubject, distinctUntilChanged, type Observable } from 'rxjs';
-import type { LockedElsewhere } from './locked-elsewhere.js';
+import type { WaitingItems } from './waiting-items.js';
 
 /** How a consumer finds and does one kind of work. */
 export interface ConsumerSpec<A> {
@@ -8,11 +8,15 @@ export interface ConsumerSpec<A> {
   name: string;
   /** Items worked on at once. */
   limit: number;
-  /** Takes the next item among `candidates`, skipping `skip`; reports items locked elsewhere. */
+  /**
+   * Takes the next item among `candidates`, skipping `skip`; reports items locked elsewhere and
+   * items that could not be used (both skipped until their watch fires).
+   */
   acquire(
     candidates: readonly string[],
     skip: (id: string) => boolean,
     onLocked: (id: string) => void,
+    onUnusable: (id: string) => void,
   ): Promise<A | undefined>;
   idOf(item: A): string;
   /**
@@ -31,7 +35,9 @@ export interface ConsumerSpec<A> {
    */
   rankOf?(candidate: string): string;
   /** Items locked by another session (watched; shared between consumers of the same items). */
-  locks: LockedElsewhere;
+  locks: WaitingItems;
+  /** Items that could not be used (incomplete or bad data), watched until their nodes change. */
+  unusable?: WaitingItems;
   log: Logger;
 }
 
@@ -133,6 +139,7 @@ export class Consumer<A> {
       this.deferred.has(id) ||
       this.moved.has(id) ||
       this.spec.locks.has(id) ||
+      (this.spec.unusable?.has(id) ?? false) ||
       (this.spec.busyElsewhere?.(id) ?? false)
     );
   }
@@ -205,6 +212,7 @@ export class Consumer<A> {
         this.candidates,
         (id) => this.skips(id),
         (id) => this.spec.locks.add(id, this.pokeFn),
+        (id) => this.spec.unusable?.add(id, this.pokeFn),
       );
       if (!item) return;
       this.start(item);

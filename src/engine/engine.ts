@@ -5,19 +5,28 @@ import { runAccessRequest } from './access-work.js';
 import type { AccessSteps } from '../steps/contracts.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
 import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
-import { ACCESS, batchPath, jobPath, jobStateFolder, parseRefName } from '../queue/paths.js';
+import {
+  accessQueuePath,
+  batchPath,
+  jobPath,
+  jobStateFolder,
+  parseRefName,
+  refRank,
+  sortRefs,
+} from '../queue/paths.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
-import { watchBatches } from './batch-watch.js';
+import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
+export { BATCH_WORK };
 import { Consumer } from './consumer.js';
-import { LockedElsewhere } from './locked-elsewhere.js';
+import { WaitingItems } from './waiting-items.js';
+import { ProblemLog } from './problem-log.js';
 import { releaseEventually } from './lock-release.js';
 import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
 
-export const BATCH_WORK: readonly BatchWork[] = ['expand', 'report', 'update-report'];
 export const ACCESS_QUEUES: readonly AccessQueue[] = ['small', 'large'];
 
 export interface EngineOptions {
@@ -56,9 +65,15 @@ export class Engine {
   private holds: ReadonlySet<string> = new Set();
   private stallGuard: StallGuard | undefined;
   private sessionId: string | undefined;
-  private readonly lockSets: LockedElsewhere[] = [];
+  private readonly waitingSets: WaitingItems[] = [];
   /** Jobs locked elsewhere, shared by every job consumer: a job keeps its lock from state to state. */
   private readonly jobLocks = this.lockedElsewhere((jid) => `${jobPath(jid)}/lock`);
+  /** Jobs that could not be used (nodes missing or unreadable), read again when their nodes change. */
+  private readonly unusableJobs = this.unusable(jobPath);
+  /** Batches locked elsewhere and batches that could not be used, shared by the batch consumers. */
+  private readonly batchLocks = this.lockedElsewhere((bid) => `${batchPath(bid)}/lock`);
+  private readonly unusableBatches = this.unusable(batchPath);
+  private readonly problems: ProblemLog;
 
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
@@ -72,6 +87,7 @@ export class Engine {
       );
     const missing = lifecycle.steps.filter((step) => deps.jobSteps.steps[step] === undefined);
     if (missing.length > 0) throw new Error(`no implementation for job step ${missing.join(', ')}`);
+    this.problems = new ProblemLog(deps.log);
   }
 
   /** States and batch work this engine serves (for health and metrics). */
@@ -120,7 +136,7 @@ export class Engine {
         }
         // A new session: the lock watches of the old one will never fire.
         if (event.state === 'connected' && event.sessionId !== this.sessionId) {
-          if (this.sessionId !== undefined) this.forgetLocks();
+          if (this.sessionId !== undefined) this.forgetWaiting(true);
           this.sessionId = event.sessionId;
         }
       }),
@@ -147,7 +163,7 @@ export class Engine {
       name: state,
       limit: this.options.limits?.[state] ?? (state === lifecycle.initial ? 8 : DEFAULT_LIMIT),
       log: deps.log,
-      acquire: (candidates, skip, onLocked) =>
+      acquire: (candidates, skip, onLocked, onUnusable) =>
         acquireJob(deps.queue, state, {
           candidates,
           skip,
@@ -155,14 +171,17 @@ export class Engine {
             deps.metrics?.lockContention(state);
             onLocked(jid);
           },
-          onInvalid: (jid, error) =>
-            deps.log.error({ jobId: jid, state, err: error }, 'job cannot be used; skipped'),
+          onInvalid: (jid, error) => {
+            this.problems.report({ jobId: jid, state }, jid, error, `job ${jid}`);
+            onUnusable(jid);
+          },
         }),
       idOf: (acquired) => acquired.job.jobId,
       candidateId: (name) => parseRefName(name)?.jid ?? name,
-      rankOf: (name) => name.slice(0, name.indexOf('-') + 1),
+      rankOf: refRank,
       busyElsewhere: (jid) => this.jobInHand(jid),
       work: async (acquired, signal) => {
+        this.problems.clear(acquired.job.jobId);
         if (!lifecycle.isWorking(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
@@ -171,6 +190,7 @@ export class Engine {
         return to === undefined ? undefined : 'moved';
       },
       locks: this.jobLocks,
+      unusable: this.unusableJobs,
     });
     this.consumers.set(state, consumer);
     this.subscriptions.push(
@@ -183,18 +203,30 @@ export class Engine {
       name: `access ${queue}`,
       limit: 2,
       log: deps.log,
-      acquire: () =>
-        acquireAccess(deps.queue, queue, (qid, error) =>
-          deps.log.error({ accessId: qid, err: error }, 'access request cannot be used; skipped'),
-        ),
+      acquire: (candidates, skip, onLocked, onUnusable) =>
+        acquireAccess(deps.queue, queue, {
+          candidates,
+          skip,
+          onLocked,
+          onInvalid: (qid, error) => {
+            this.problems.report({ accessId: qid, queue }, qid, error, `access request ${qid}`);
+            onUnusable(qid);
+          },
+        }),
       idOf: (acquired) => acquired.request.accessId,
-      work: (acquired, signal) => runAccessRequest(deps, steps, acquired, signal),
-      locks: this.lockedElsewhere((qid) => `${ACCESS}/${queue}/${qid}/lock`),
+      work: (acquired, signal) => {
+        this.problems.clear(acquired.request.accessId);
+        return runAccessRequest(deps, steps, acquired, signal);
+      },
+      locks: this.lockedElsewhere((qid) => `${accessQueuePath(queue)}/${qid}/lock`),
+      unusable: this.unusable((qid) => `${accessQueuePath(queue)}/${qid}`),
     });
     this.accessConsumers.set(queue, consumer);
     const lockName = queue === 'small' ? 'accessSmall' : 'accessLarge';
     this.subscriptions.push(
-      children$(deps.queue.zk, `${ACCESS}/${queue}`).subscribe((names) => consumer.offer([...names].sort())),
+      children$(deps.queue.zk, accessQueuePath(queue)).subscribe((names) =>
+        consumer.offer([...names].sort()),
+      ),
       queuePaused$(deps.queue.zk, lockName).subscribe((paused) => consumer.setPaused(paused)),
     );
   }
@@ -204,20 +236,25 @@ export class Engine {
       name: `batch ${work}`,
       limit: this.options.limits?.[work] ?? 2,
       log: deps.log,
-      acquire: (candidates, skip, onLocked) =>
+      acquire: (candidates, skip, onLocked, onUnusable) =>
         acquireBatch(deps.queue, work, {
           candidates: candidates.filter((bid) => !skip(bid)),
           onLocked: (bid) => {
             deps.metrics?.lockContention(`batch ${work}`);
             onLocked(bid);
           },
-          onInvalid: (bid, error) =>
-            deps.log.error({ batchId: bid, err: error }, 'batch cannot be used; skipped'),
+          onInvalid: (bid, error) => {
+            this.problems.report({ batchId: bid }, bid, error, `batch ${bid}`);
+            onUnusable(bid);
+          },
         }),
       idOf: (acquired) => acquired.batch.batchId,
-      work: (acquired, signal) =>
-        work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal),
-      locks: this.lockedElsewhere((bid) => `${batchPath(bid)}/lock`),
+      work: (acquired, signal) => {
+        this.problems.clear(acquired.batch.batchId);
+        return work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal);
+      },
+      locks: this.batchLocks,
+      unusable: this.unusableBatches,
     });
   }
 
@@ -253,6 +290,31 @@ export class Engine {
       .catch(() => poke());
   }
 
+  /**
+   * One-shot watches on an item's list of nodes and on each of its nodes (a handful): `changed`
+   * when a node is created or deleted or written (an operator mends the data), or the item is gone.
+   * A node written between the read that found the item unusable and the arming fires no watch,
+   * so once armed the item is read once more (`armed`); its watches stay for the next change.
+   */
+  private watchItem(path: string, changed: () => void, armed: () => void): void {
+    let fired = false;
+    const once = (): void => {
+      if (fired) return;
+      fired = true;
+      changed();
+    };
+    const { zk } = this.deps.queue;
+    zk.getChildren(path, once)
+      .then((names) =>
+        Promise.all(
+          names.filter((name) => name !== 'lock').map((name) => zk.exists(`${path}/${name}`, once)),
+        ),
+      )
+      .then(() => {
+        if (!fired) armed();
+      }, once);
+  }
+
   /** Jobs waiting in a state whose step may keep them there are evaluated again. */
   private reevaluateWaiting(): void {
     for (const state of this.deps.queue.lifecycle.staysStates) this.consumers.get(state)?.reevaluate();
@@ -269,29 +331,58 @@ export class Engine {
     }
   }
 
-  /** Safety net: re-read every served folder, in case a watch was missed. */
+  /**
+   * Safety net: re-read every served job state folder, access queue and batch, in case a watch
+   * was missed, and look again at every item waiting on a watch.
+   */
   private async sweep(): Promise<void> {
     const { zk } = this.deps.queue;
+    const read = async (what: Record<string, string>, offer: () => Promise<void>): Promise<void> => {
+      try {
+        await offer();
+      } catch (err) {
+        this.deps.log.warn({ ...what, err }, 'sweep could not read a folder');
+      }
+    };
     for (const state of this.served.jobStates) {
       const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
-      try {
-        consumer?.offer((await zk.getChildren(jobStateFolder(state))).sort());
-      } catch (err) {
-        this.deps.log.warn({ state, err }, 'sweep could not read a folder');
-      }
+      await read({ state }, async () =>
+        consumer?.offer(sortRefs(await zk.getChildren(jobStateFolder(state)))),
+      );
     }
-    this.forgetLocks();
+    for (const [queue, consumer] of this.accessConsumers)
+      await read({ queue }, async () =>
+        consumer.offer((await zk.getChildren(accessQueuePath(queue))).sort()),
+      );
+    if (this.served.batchWork.length > 0) {
+      await read({ folder: 'batches' }, async () => {
+        for (const [work, bids] of await batchWorkNow(zk))
+          (this.consumers.get(`batch:${work}`) as Consumer<AcquiredBatch> | undefined)?.offer(bids);
+      });
+    }
+    this.forgetWaiting();
   }
 
   /** Items locked elsewhere, watched through their lock at `lockPath(id)`. */
-  private lockedElsewhere(lockPath: (id: string) => string): LockedElsewhere {
-    const locks = new LockedElsewhere((id, gone) => this.watchLock(lockPath(id), gone));
-    this.lockSets.push(locks);
-    return locks;
+  private lockedElsewhere(lockPath: (id: string) => string): WaitingItems {
+    return this.waiting(new WaitingItems((id, gone) => this.watchLock(lockPath(id), gone)));
   }
 
-  private forgetLocks(): void {
-    for (const locks of this.lockSets) locks.forget();
+  /** Items that could not be used, watched through their nodes at `itemPath(id)`. */
+  private unusable(itemPath: (id: string) => string): WaitingItems {
+    return this.waiting(
+      new WaitingItems((id, changed, armed) => this.watchItem(itemPath(id), changed, armed)),
+    );
+  }
+
+  private waiting(items: WaitingItems): WaitingItems {
+    this.waitingSets.push(items);
+    return items;
+  }
+
+  /** Every waiting item is looked at again (a new session, whose watches are new; the sweep). */
+  private forgetWaiting(newSession = false): void {
+    for (const items of this.waitingSets) items.forget(newSession);
   }
 
   private allConsumers(): (Consumer<AcquiredJob> | Consumer<AcquiredBatch> | Consumer<AcquiredAccess>)[] {

@@ -2,19 +2,25 @@ import type { EventObject } from 'xstate';
 import type { JobContext } from '../../machines/index.js';
 import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord, plannedJobRecord } from '../queue/job-transition.js';
-import { loadJob } from '../queue/job-load.js';
+import { loadJob, type JobRecord } from '../queue/job-load.js';
 import { jobRef } from '../queue/paths.js';
 import { basename } from '../zk/index.js';
-import { isQueueError } from '../queue/errors.js';
 import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
 import { contextOfTraceparent } from '../telemetry/trace-context.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { releaseEventually } from './lock-release.js';
-import { isIndeterminate, settle } from './indeterminate.js';
-import { runMachineStepPlanned, StepAbortedError, type PlannedNext } from './step-runner.js';
+import { commitItem, stepItem, type ItemKind } from './item-runner.js';
+import { runMachineStepPlanned, type PlannedNext } from './step-runner.js';
 import { STEP_WRITE_KEYS, type StepWrites } from '../steps/contracts.js';
+
+const JOB: ItemKind<AcquiredJob, JobRecord> = {
+  noun: 'job',
+  record: (acquired) => acquired.job,
+  id: (job) => job.jobId,
+  load: (queue, job) => loadJob(queue, job.jobId),
+};
 
 /** A pending job: held when its collection is on hold, otherwise on to estimating. Resolves with the state committed. */
 export async function takePendingJob(deps: EngineDeps, acquired: AcquiredJob): Promise<string | undefined> {
@@ -65,21 +71,12 @@ async function stepAndCommit(
   if (step === undefined || run === undefined)
     throw new Error(`no step runs in state ${job.status}${step ? ` (step ${step} was not given)` : ''}`);
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
-  try {
-    await deps.beforeStep?.(acquired.lock);
-  } catch (err) {
-    await discard(deps, acquired, 'stalled', err);
-    markFailed(span, 'lock lost while stalled');
-    return undefined;
-  }
-  deps.ledger.record({ kind: 'start', item: job.jobId, state: job.status, version: job.statusVersion });
   let writes: StepWrites = {};
-  const { machine, input } = lifecycle.restore(job);
-  let event: EventObject;
-  let next: PlannedNext | undefined;
-  const started = performance.now();
-  try {
-    ({ event, next } = await runMachineStepPlanned<EventObject>({
+  let started = 0;
+  const stepped = await stepItem(deps, JOB, acquired, () => {
+    const { machine, input } = lifecycle.restore(job);
+    started = performance.now();
+    return runMachineStepPlanned<EventObject>({
       machine,
       input,
       actorNames: lifecycle.steps,
@@ -92,13 +89,13 @@ async function stepAndCommit(
           writes = output;
         return output;
       },
-    }));
-  } catch (err) {
-    await discard(deps, acquired, err instanceof StepAbortedError ? 'aborted' : 'step error', err);
-    if (!(err instanceof StepAbortedError)) throw err;
-    markFailed(span, 'aborted');
+    });
+  });
+  if (!stepped.ran) {
+    markFailed(span, stepped.reason === 'stalled' ? 'lock lost while stalled' : 'aborted');
     return undefined;
   }
+  const { event, next } = stepped.value;
   span.setAttribute(Attr.event, event.type);
   deps.metrics?.stepDuration(job.status, (performance.now() - started) / 1000);
   if ('message' in event && event.type.endsWith('.failed')) {
@@ -129,111 +126,42 @@ function plannedOrNext(
   event: EventObject,
   writes: StepWrites,
   next: PlannedNext | undefined,
-): AcquiredJob['job'] {
+): JobRecord {
   return next
     ? plannedJobRecord(job, next.value, next.context as JobContext, writes)
     : nextJobRecord(deps.queue.lifecycle, job, event, writes);
 }
 
+/**
+ * Commits through the item runner. When the job's next state has a slot in this process, the
+ * commit keeps the lock and hands the job over; a commit that fails gives the slot back.
+ */
 async function commit(
   deps: EngineDeps,
   acquired: AcquiredJob,
   event: EventObject,
   writes: StepWrites,
   next?: PlannedNext,
-  retried = false,
 ): Promise<string | undefined> {
-  const { job } = acquired;
-  const planned = plannedOrNext(deps, job, event, writes, next);
-  const handOver = handOverFor(deps, job, planned.status, planned.priority);
-  try {
-    const { job: next } = await commitJobTransition(deps.queue, acquired, event, {
-      ...writes,
-      planned,
-      release: handOver === undefined,
-    });
-    deps.ledger.record({
-      kind: 'commit',
-      item: job.jobId,
-      state: job.status,
-      version: job.statusVersion,
-      event: event.type,
-      to: next.status,
-    });
-    handOver?.accept({ job: next, lock: acquired.lock, ref: jobRef(next.status, next.priority, next.jobId) });
-    return next.status;
-  } catch (err) {
-    handOver?.cancel();
-    if (isQueueError(err) && (err.code === 'LOCK_LOST' || err.code === 'CONFLICT')) {
-      deps.ledger.record({
-        kind: 'discard',
-        item: job.jobId,
-        state: job.status,
-        version: job.statusVersion,
-        event: event.type,
-        reason: err.code,
-      });
-      deps.log.warn(
-        { jobId: job.jobId, state: job.status, event: event.type, err },
-        'stale step result discarded',
-      );
-      return undefined;
-    }
-    if (isIndeterminate(err))
-      return settleCommit(deps, acquired, event, writes, retried, err, handOver !== undefined, next);
-    await discard(deps, acquired, 'commit error', err);
-    throw err;
-  }
-}
-
-/** A commit that timed out or lost its connection may have been applied: find out before going on. */
-async function settleCommit(
-  deps: EngineDeps,
-  acquired: AcquiredJob,
-  event: EventObject,
-  writes: StepWrites,
-  retried: boolean,
-  err: unknown,
-  keptLock: boolean,
-  next: PlannedNext | undefined,
-): Promise<string | undefined> {
-  const { job } = acquired;
-  const expected = plannedOrNext(deps, job, event, writes, next);
-  const outcome = await settle(deps.queue.zk, () => loadJob(deps.queue, job.jobId), {
-    status: expected.status,
-    fromVersion: job.statusVersion,
-    lockSessionId: acquired.lock.sessionId,
-  }).catch(() => 'moved-on' as const);
-  deps.log.warn({ jobId: job.jobId, event: event.type, outcome, err }, 'commit outcome was unknown');
-  if (outcome === 'applied') {
-    deps.ledger.record({
-      kind: 'commit',
-      item: job.jobId,
-      state: job.status,
-      version: job.statusVersion,
-      event: event.type,
-      to: expected.status,
-    });
-    // Applied with the lock kept for a hand-over that did not happen: let it go.
-    if (keptLock) await releaseEventually(deps.queue, acquired.lock, deps.log);
-    return expected.status;
-  }
-  if (outcome === 'not-applied' && !retried) return commit(deps, acquired, event, writes, next, true);
-  await discard(deps, acquired, `commit outcome unknown (${outcome})`, err);
-  return undefined;
-}
-
-async function discard(deps: EngineDeps, acquired: AcquiredJob, reason: string, err: unknown): Promise<void> {
-  const { job } = acquired;
-  deps.ledger.record({
-    kind: 'discard',
-    item: job.jobId,
-    state: job.status,
-    version: job.statusVersion,
-    reason,
+  const { job, lock } = acquired;
+  const committed = await commitItem(deps, JOB, acquired, event, () => {
+    const planned = plannedOrNext(deps, job, event, writes, next);
+    const handOver = handOverFor(deps, job, planned.status, planned.priority);
+    return {
+      expected: () => planned,
+      write: async () => {
+        const options = { ...writes, planned, release: handOver === undefined };
+        return (await commitJobTransition(deps.queue, acquired, event, options)).job;
+      },
+      committed: async (to, settled) => {
+        if (!settled) handOver?.accept({ job: to, lock, ref: jobRef(to.status, to.priority, to.jobId) });
+        // Applied with the lock kept for a hand-over that did not happen (cancelled): let it go.
+        else if (handOver) await releaseEventually(deps.queue, lock, deps.log);
+      },
+      failed: () => handOver?.cancel(),
+    };
   });
-  deps.log.warn({ jobId: job.jobId, state: job.status, reason, err }, 'step ended without a commit');
-  await releaseEventually(deps.queue, acquired.lock, deps.log);
+  return committed?.status;
 }
 
 async function cleanupCompleted(

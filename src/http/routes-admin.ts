@@ -1,14 +1,14 @@
 import { holdBatch, releaseBatch, updateReport, deleteBatch } from '../queue/admin-batches.js';
 import { releaseCollection } from '../queue/admin-collections.js';
-import { deleteJob, holdJob, releaseJob, requeueJob } from '../queue/admin-jobs.js';
-import type { AdminOptions } from '../queue/admin-lock.js';
+import { deleteJob, holdJob, releaseJob, requeueJob, type RequeueOptions } from '../queue/admin-jobs.js';
 import type { QueueContext } from '../queue/context.js';
+import { QueueError } from '../queue/errors.js';
 import type { QueueName } from '../queue/paths.js';
 import { holdCollection, pauseQueue, resumeQueue } from '../queue/queue-locks.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { actionBody, anyObject, params, type ActionBody } from './schemas.js';
 
-type Act = (queue: QueueContext, id: string, options: AdminOptions) => Promise<unknown>;
+type Act = (queue: QueueContext, id: string, options: RequeueOptions) => Promise<unknown>;
 
 interface ActionTarget {
   /** URL prefix and its parameter: `/jobs/:jid`. */
@@ -107,7 +107,9 @@ function actionRoute(
     handler: async (request) => {
       const id = (request.params as Record<string, string>)[target.param] as string;
       const body = (request.body ?? {}) as ActionBody;
-      const options: AdminOptions = { force: body.force, reason: body.reason };
+      if (body.to !== undefined && !(name === 'requeue' && target.noun === 'job'))
+        throw new QueueError('BAD_REQUEST', `"to" applies to a job's requeue, not to ${name} ${target.noun}`);
+      const options: RequeueOptions = { force: body.force, reason: body.reason, to: body.to };
       request.log.info({ action: `${name} ${target.noun}`, item: id, ...options }, 'operator action');
       return act(ctx.queue, id, options);
     },

@@ -91,6 +91,11 @@ export const actionBody: JsonSchema = {
   properties: {
     force: { type: 'boolean', description: 'break a lock another session holds (needs a reason)' },
     reason: text(500),
+    to: {
+      ...text(100),
+      description:
+        'requeue of a job whose status the lifecycle does not know: the state it goes to (see GET /lifecycle)',
+    },
   },
 };
 
@@ -98,6 +103,7 @@ export const actionBody: JsonSchema = {
 export interface ActionBody {
   force?: boolean;
   reason?: string;
+  to?: string;
 }
 
 const digits = { type: 'string', pattern: '^[0-9]{1,9}$' };
@@ -194,6 +200,10 @@ const jobSummary: JsonSchema = {
     ...{ jid: { type: 'string' }, bid: { type: 'string' }, status: { type: 'string' }, priority: count },
     ...{ retryCount: count, lastSuccessfulStatus: nullableText, message: nullableText },
     ...{ lastModified: { type: 'string' }, locked: { type: 'boolean' } },
+    rawStatus: {
+      type: 'string',
+      description: 'an invalid job: its status as written (e.g. one this lifecycle does not know)',
+    },
   },
 };
 

@@ -9,9 +9,9 @@ import {
 } from '../../machines/index.js';
 import { isZkError, ZkTransactionError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
-import { isQueueError, QueueError, type QueueErrorCode } from './errors.js';
+import { isQueueError, QueueError } from './errors.js';
 import { assertSameSession, releaseLock, tryLock, type HeldLock } from './locks.js';
-import { ACCESS, ACCESS_PREFIX } from './paths.js';
+import { ACCESS_PREFIX, accessPath, accessQueuePath } from './paths.js';
 import { formatTimestamp } from './timestamps.js';
 import { decodeJsonObject, encodeJson } from './wire.js';
 
@@ -33,8 +33,6 @@ export interface AcquiredAccess {
   lock: HeldLock;
 }
 
-const accessPath = (queue: AccessQueue, qid: string): string => `${ACCESS}/${queue}/${qid}`;
-
 function encodeStatus(record: Pick<AccessRecord, 'status' | 'message'>, now: Date): Buffer {
   const data: Record<string, unknown> = {
     status: accessWireNames[record.status],
@@ -50,7 +48,11 @@ export async function createAccess(
   queue: AccessQueue,
   token: Record<string, unknown>,
 ): Promise<string> {
-  const created = await ctx.zk.create(`${ACCESS}/${queue}/${ACCESS_PREFIX}`, null, 'persistent_sequential');
+  const created = await ctx.zk.create(
+    `${accessQueuePath(queue)}/${ACCESS_PREFIX}`,
+    null,
+    'persistent_sequential',
+  );
   const qid = created.slice(created.lastIndexOf('/') + 1);
   const initial = newAccessState({ accessId: qid, queue });
   await ctx.zk.multi([
@@ -76,13 +78,11 @@ export async function loadAccess(ctx: QueueContext, queue: AccessQueue, qid: str
     }
   };
   const [status, token] = await Promise.all([read('status'), read('token')]);
-  if (!status) {
-    const code: QueueErrorCode = (await ctx.zk.exists(base)) ? 'ITEM_INVALID' : 'NOT_FOUND';
-    throw new QueueError(
-      code,
-      code === 'NOT_FOUND' ? `${base} does not exist` : `${base}/status is missing`,
-      base,
-    );
+  if (!status || !token) {
+    if (!(await ctx.zk.exists(base))) throw new QueueError('NOT_FOUND', `${base} does not exist`, base);
+    // Merritt's Java library writes the id node, then the token, then the status, in three calls.
+    const missing = status ? 'token' : 'status';
+    throw new QueueError('ITEM_INVALID', `${base}/${missing} is missing`, base, { incomplete: true });
   }
   const json = decodeJsonObject(`${base}/status`, status.data);
   const state = typeof json.status === 'string' ? parseAccessState(json.status) : undefined;
@@ -99,21 +99,32 @@ export async function loadAccess(ctx: QueueContext, queue: AccessQueue, qid: str
     message: typeof json.message === 'string' && json.message ? json.message : null,
     lastModified: typeof json.last_modified === 'string' ? json.last_modified : '',
     statusVersion: status.stat.version,
-    token: token?.data?.length ? decodeJsonObject(`${base}/token`, token.data) : {},
+    token: token.data?.length ? decodeJsonObject(`${base}/token`, token.data) : {},
   };
+}
+
+export interface AccessAcquireOptions {
+  /** Request ids to try, in order (e.g. from a children$ stream); all of the queue's when absent. */
+  candidates?: readonly string[];
+  /** Skip these ids without reading them (worked on here, locked elsewhere, waiting for a change). */
+  skip?: (qid: string) => boolean;
+  /** Called for each request that cannot be used (incomplete or unreadable); acquire goes on. */
+  onInvalid?: (qid: string, error: QueueError) => void;
+  /** Called for each request skipped because another session holds its lock. */
+  onLocked?: (qid: string) => void;
 }
 
 async function loadUsable(
   ctx: QueueContext,
   queue: AccessQueue,
   qid: string,
-  onInvalid?: (qid: string, error: QueueError) => void,
+  options: AccessAcquireOptions,
 ): Promise<AccessRecord | undefined> {
   try {
     return await loadAccess(ctx, queue, qid);
   } catch (err) {
     if (!isQueueError(err)) throw err;
-    if (err.code === 'ITEM_INVALID') onInvalid?.(qid, err);
+    if (err.code === 'ITEM_INVALID') options.onInvalid?.(qid, err);
     return undefined;
   }
 }
@@ -124,21 +135,26 @@ const takeable = (status: string | undefined): boolean => status === 'pending' |
 /**
  * Takes the first pending access request (in id order) of a queue whose lock this session can
  * create, or a processing one whose worker died (its lock is gone). The status is read before
- * locking (no lock churn on finished requests) and again after.
+ * locking (no lock churn on finished requests) and again after. A request whose nodes are not
+ * all written yet is reported through `onInvalid` (its error `incomplete`) and skipped.
  */
 export async function acquireAccess(
   ctx: QueueContext,
   queue: AccessQueue,
-  onInvalid?: (qid: string, error: QueueError) => void,
+  options: AccessAcquireOptions = {},
 ): Promise<AcquiredAccess | undefined> {
-  const ids = (await ctx.zk.getChildren(`${ACCESS}/${queue}`))
+  const ids = [...(options.candidates ?? (await ctx.zk.getChildren(accessQueuePath(queue))))]
     .filter((n) => n.startsWith(ACCESS_PREFIX))
     .sort();
   for (const qid of ids) {
-    if (!takeable((await loadUsable(ctx, queue, qid, onInvalid))?.status)) continue;
+    if (options.skip?.(qid)) continue;
+    if (!takeable((await loadUsable(ctx, queue, qid, options))?.status)) continue;
     const attempt = await tryLock(ctx, accessPath(queue, qid));
-    if (!attempt.held) continue;
-    const request = await loadUsable(ctx, queue, qid, onInvalid);
+    if (!attempt.held) {
+      if (attempt.reason === 'locked') options.onLocked?.(qid);
+      continue;
+    }
+    const request = await loadUsable(ctx, queue, qid, options);
     if (takeable(request?.status)) return { request: request!, lock: attempt.lock };
     await releaseLock(ctx, attempt.lock);
   }

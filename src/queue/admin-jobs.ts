@@ -1,8 +1,10 @@
 import type { JobEvent } from '../../machines/index.js';
 import { ZkTransactionError } from '../zk/index.js';
+import { lockJobsBatch } from './admin-job-batch.js';
+import { findRefIn } from './job-refs.js';
+import { moveForeignJob, readForeignStatus } from './admin-repair.js';
 import { takeLockForAdmin, type AdminOptions } from './admin-lock.js';
 import type { AcquiredBatch } from './batch-acquire.js';
-import { loadBatch } from './batch-load.js';
 import { batchTransitionOps, nextBatchRecord } from './batch-transition.js';
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
@@ -10,7 +12,7 @@ import type { AcquiredJob } from './job-acquire.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
 import { releaseLock, type HeldLock } from './locks.js';
-import { batchPath, jobPath, jobRef, jobStateFolder, parseRefName } from './paths.js';
+import { jobPath, jobRef, jobStateFolder } from './paths.js';
 
 async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
   const lock = await takeLockForAdmin(ctx, jobPath(jid), options);
@@ -25,10 +27,8 @@ async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions):
 
 /** The job's actual state ref (another tool may have written it under another priority). */
 async function findJobRef(ctx: QueueContext, job: JobRecord): Promise<string> {
-  const folder = jobStateFolder(job.status);
-  const names = await ctx.zk.getChildren(folder);
-  const name = names.find((n) => parseRefName(n)?.jid === job.jobId);
-  return name ? `${folder}/${name}` : jobRef(job.status, job.priority, job.jobId);
+  const found = await findRefIn(ctx, jobStateFolder(job.status), job.jobId);
+  return found ?? jobRef(job.status, job.priority, job.jobId);
 }
 
 async function withJob(
@@ -55,45 +55,6 @@ export const releaseJob = (ctx: QueueContext, jid: string, options: AdminOptions
   withJob(ctx, jid, { type: 'admin.release' }, options);
 
 /**
- * Takes the lock of the job's batch for an operator action that moves the job between the
- * batch's folders, so that no reporter reads the batch's job lists in between (its report would
- * leave the job out, or list a deleted job as failed). Refused (LOCK_HELD) while another session
- * holds the batch (expanding, reporting) or the batch is being reported.
- */
-async function lockJobsBatch(
-  ctx: QueueContext,
-  job: JobRecord,
-  action: 'delete' | 'requeue',
-  options: AdminOptions,
-): Promise<AcquiredBatch> {
-  const bid = job.batchId;
-  const lock = await takeLockForAdmin(ctx, batchPath(bid), options).catch((err: unknown) => {
-    if (!isQueueError(err, 'LOCK_HELD')) throw err;
-    const why = 'being expanded, reported or changed by another operator';
-    throw new QueueError(
-      'LOCK_HELD',
-      `batch ${bid} is locked (${why}); ${action} job ${job.jobId} once it is free`,
-      batchPath(bid),
-      { cause: err },
-    );
-  });
-  try {
-    const batch = await loadBatch(ctx, bid);
-    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
-      throw new QueueError(
-        'LOCK_HELD',
-        `batch ${bid} is ${batch.status}; ${action} job ${job.jobId} once its report is out`,
-        batchPath(bid),
-      );
-    }
-    return { batch, lock };
-  } catch (err) {
-    await releaseLock(ctx, lock);
-    throw err;
-  }
-}
-
-/**
  * Operator delete of a held or failed job (→ deleted; its batch ref moves to batch-deleted),
  * under the batch lock (see lockJobsBatch): refused while the batch is being reported.
  */
@@ -102,11 +63,19 @@ export async function deleteJob(
   jid: string,
   options: AdminOptions = {},
 ): Promise<JobRecord> {
-  const acquired = await lockedJob(ctx, jid, options);
+  const acquired = await lockedJob(ctx, jid, options).catch(async (err: unknown) => {
+    // A status the lifecycle does not know: not through the machine, but deleted all the same.
+    if (!isQueueError(err, 'ITEM_INVALID') || !(await readForeignStatus(ctx, jid))) throw err;
+    return undefined;
+  });
+  if (!acquired) {
+    await moveForeignJob(ctx, jid, 'deleted', options);
+    return loadJob(ctx, jid);
+  }
   let batchLock: HeldLock | undefined;
   try {
     nextJobRecord(ctx.lifecycle, acquired.job, { type: 'admin.delete' });
-    batchLock = (await lockJobsBatch(ctx, acquired.job, 'delete', options)).lock;
+    batchLock = (await lockJobsBatch(ctx, acquired.job.batchId, jid, 'delete', options)).lock;
     return (await commitJobTransition(ctx, acquired, { type: 'admin.delete' })).job;
   } catch (err) {
     await releaseLock(ctx, acquired.lock);
@@ -116,8 +85,14 @@ export async function deleteJob(
   }
 }
 
+/** How a job is requeued: `to` moves a job whose status the lifecycle does not know (see moveForeignJob). */
+export interface RequeueOptions extends AdminOptions {
+  to?: string;
+}
+
 /**
  * Requeues a failed job: it resumes after `last_successful_status` with `retry_count + 1`.
+ * With `to`, a job whose status the lifecycle does not know goes to that state instead.
  * When its batch has already reported (failed), the batch goes back to processing in the SAME
  * multi, so it reports again once this job is done. The batch lock is held until that multi
  * (which releases it), so a reporter cannot report the batch while the job re-enters it; a batch
@@ -126,13 +101,27 @@ export async function deleteJob(
 export async function requeueJob(
   ctx: QueueContext,
   jid: string,
-  options: AdminOptions = {},
+  options: RequeueOptions = {},
 ): Promise<JobRecord> {
-  const acquired = await lockedJob(ctx, jid, options);
+  if (options.to !== undefined) {
+    await moveForeignJob(ctx, jid, options.to, options);
+    return loadJob(ctx, jid);
+  }
+  const acquired = await lockedJob(ctx, jid, options).catch(async (err: unknown) => {
+    const foreign = isQueueError(err, 'ITEM_INVALID') ? await readForeignStatus(ctx, jid) : undefined;
+    if (!foreign) throw err;
+    const states = ctx.lifecycle.servableStates.join(', ');
+    throw new QueueError(
+      'INVALID_TRANSITION',
+      `job ${jid} has status ${JSON.stringify(foreign.raw)}, which this lifecycle does not know: requeue it to a state it knows (--to, one of ${states}) or delete it`,
+      jobPath(jid),
+      { cause: err },
+    );
+  });
   let batchLock: AcquiredBatch | undefined;
   try {
     const next = nextJobRecord(ctx.lifecycle, acquired.job, { type: 'admin.requeue' });
-    batchLock = await lockJobsBatch(ctx, acquired.job, 'requeue', options);
+    batchLock = await lockJobsBatch(ctx, acquired.job.batchId, jid, 'requeue', options);
     const { batch } = batchLock;
     const now = ctx.now();
     const ops = jobTransitionOps(acquired, next, {}, now, ctx.lifecycle);

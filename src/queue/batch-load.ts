@@ -35,11 +35,15 @@ export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRe
   if (!status) {
     if (!(await ctx.zk.exists(batchPath(bid))))
       throw new QueueError('NOT_FOUND', `batch ${bid} does not exist`, batchPath(bid));
-    throw new QueueError('ITEM_INVALID', `${batchChild(bid, 'status')} is missing`, batchPath(bid));
+    throw new QueueError('ITEM_INVALID', `${batchChild(bid, 'status')} is missing`, batchPath(bid), {
+      incomplete: true,
+    });
   }
   const stored = decodeBatchStatus(batchChild(bid, 'status'), status.data);
   if (!submission)
-    throw new QueueError('ITEM_INVALID', `${batchChild(bid, 'submission')} is missing`, batchPath(bid));
+    throw new QueueError('ITEM_INVALID', `${batchChild(bid, 'submission')} is missing`, batchPath(bid), {
+      incomplete: true,
+    });
   return {
     batchId: bid,
     status: stored.status,

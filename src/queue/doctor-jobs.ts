@@ -90,7 +90,7 @@ function stateOf(job: JobScan, out: DoctorProblem[], lifecycle: JobLifecycle): s
         'JOB_STATUS_UNKNOWN',
         job.jid,
         path,
-        `${path} has status ${JSON.stringify(status)}, which is no job state; expected one of ${expected}`,
+        `${path} has status ${JSON.stringify(status)}, which is no state of this lifecycle (expected one of ${expected}), so no consumer takes the job: \`mrtq requeue ${job.jid} --to STATE\` moves it to a state the lifecycle knows, \`mrtq delete ${job.jid}\` deletes it`,
       ),
     );
   } else if (typeof last === 'string' && last !== '' && !lifecycle.parse(last)) {

@@ -1,4 +1,4 @@
-import type { JobLifecycle } from '../../machines/index.js';
+import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
 import { textOf, type RefIndex } from './doctor-index.js';
 import { problem, type DoctorProblem } from './doctor-problems.js';
 import type { QueueScan } from './doctor-scan.js';
@@ -14,18 +14,24 @@ export function checkRefs(scan: QueueScan, index: RefIndex, lifecycle: JobLifecy
   ];
 }
 
+/** Folders Merritt's own services read and write: never advised away, whatever this lifecycle serves. */
+const MERRITT_FOLDERS: ReadonlySet<string> = new Set(
+  merrittJobLifecycle.states.map((state) => merrittJobLifecycle.folderOf(state)),
+);
+
 function checkStateFolders(scan: QueueScan, lifecycle: JobLifecycle): DoctorProblem[] {
   const known = new Set(lifecycle.states.map((state) => lifecycle.folderOf(state)));
   return [...scan.stateFolders]
     .filter(([folder]) => !known.has(folder))
     .map(([folder, names]) => {
       const path = `${JOB_STATES}/${folder}`;
-      return problem(
-        'STATE_FOLDER_UNKNOWN',
-        path,
-        path,
-        `${path} (${names.length} refs) names no job state, so consumers never look there; expected one of ${[...known].join(', ')}: move its refs to the folder of each job's status and delete it`,
-      );
+      const unseen = `${path} (${names.length} refs) names no state of this lifecycle, so its consumers never look there`;
+      // The jobs in it are reported one by one (JOB_STATUS_UNKNOWN or a misplaced ref): moving
+      // them is the remedy. A folder of Merritt's own stays: its services use it.
+      const remedy = MERRITT_FOLDERS.has(folder)
+        ? `it is a folder of Merritt's own lifecycle, which Merritt's services use: run an engine whose lifecycle has it, or move its jobs (\`mrtq requeue JID --to STATE\`); keep the folder`
+        : `expected one of ${[...known].join(', ')}: move each of its jobs to a state this lifecycle knows (\`mrtq requeue JID --to STATE\`, or \`mrtq delete JID\`); the folder can go once it is empty`;
+      return problem('STATE_FOLDER_UNKNOWN', path, path, `${unseen}; ${remedy}`);
     });
 }
 

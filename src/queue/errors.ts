@@ -16,14 +16,22 @@ export type QueueErrorCode =
 
 /** An error from the queue layer, naming the item it concerns. */
 export class QueueError extends Error {
+  /**
+   * ITEM_INVALID because a node the item needs is not there (yet): another tool may still be
+   * writing it node by node (Merritt's Java library writes an access request's token, then its
+   * status), so it is worth reading again when the item's nodes change.
+   */
+  readonly incomplete: boolean;
+
   constructor(
     readonly code: QueueErrorCode,
     message: string,
     readonly item?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; incomplete?: boolean },
   ) {
     super(message, options);
     this.name = 'QueueError';
+    this.incomplete = options?.incomplete ?? false;
   }
 }
 

@@ -2,7 +2,7 @@ import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { releaseLock, tryLock, type HeldLock } from './locks.js';
-import { jobPath, jobStateFolder, parseRefName } from './paths.js';
+import { jobPath, jobStateFolder, parseRefName, sortRefs } from './paths.js';
 
 /** A job this session holds the lock of, as it was when acquired. */
 export interface AcquiredJob {
@@ -39,7 +39,7 @@ export async function acquireJob(
   options: AcquireOptions = {},
 ): Promise<AcquiredJob | undefined> {
   const folder = jobStateFolder(state);
-  const names = options.candidates ?? (await ctx.zk.getChildren(folder)).sort();
+  const names = options.candidates ?? sortRefs(await ctx.zk.getChildren(folder));
   for (const name of names) {
     const parsed = parseRefName(name);
     if (!parsed || options.skip?.(parsed.jid)) continue;
@@ -80,8 +80,9 @@ async function loadLocked(
   } catch (err) {
     await releaseLock(ctx, lock);
     if (!isQueueError(err) || (err.code !== 'ITEM_INVALID' && err.code !== 'NOT_FOUND')) throw err;
-    ctx.log.warn({ jobId: jid, state, err }, 'skipping job that cannot be used');
-    options.onInvalid?.(jid, err);
+    // The caller that is told reports it (the engine once per change); else it is logged here.
+    if (options.onInvalid) options.onInvalid(jid, err);
+    else ctx.log.warn({ jobId: jid, state, err }, 'skipping job that cannot be used');
     return undefined;
   }
 }

@@ -2,7 +2,16 @@ import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js'
 import { basename, type Op } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { batchFolderForJob, listBatchJobs } from './batch-jobs.js';
-import { JOBS, JOB_PREFIX, BATCH_FOLDERS, batchFolderPath, batchRef, jobChild, jobRef } from './paths.js';
+import {
+  JOBS,
+  JOB_PREFIX,
+  BATCH_FOLDERS,
+  batchFolderPath,
+  batchRef,
+  clampPriority,
+  jobChild,
+  jobRef,
+} from './paths.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata } from './records.js';
 import { decodeJsonObject, encodeJobStatus, encodeJson, encodeText } from './wire.js';
 import { activeTraceparent } from '../telemetry/trace-context.js';
@@ -63,7 +72,7 @@ function jobOps(
       path: jobChild(jid, 'status'),
       data: encodeJobStatus({ status: to, ...context }, now, lifecycle),
     },
-    { op: 'create', path: jobChild(jid, 'priority'), data: encodeText(context.priority) },
+    { op: 'create', path: jobChild(jid, 'priority'), data: encodeText(clampPriority(context.priority)) },
     { op: 'create', path: jobChild(jid, 'space_needed'), data: encodeText(context.spaceNeeded) },
   ];
   if (spec.identifiers)

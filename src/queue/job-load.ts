@@ -1,8 +1,8 @@
-import type { StoredJob } from '../../machines/index.js';
+import { DEFAULT_JOB_PRIORITY, type StoredJob } from '../../machines/index.js';
 import type { NodeData } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
-import { jobChild, jobPath, type JobKey } from './paths.js';
+import { clampPriority, jobChild, jobPath, type JobKey } from './paths.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata, JobStore } from './records.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
 
@@ -17,6 +17,11 @@ export interface JobRecord extends StoredJob {
   /** The hand-off nodes processing writes for storage and inventory (merritt-protocols.md §1, §2). */
   store: JobStore | undefined;
   inventory: JobInventory | undefined;
+  /**
+   * The priority node as another tool wrote it, when out of range (`100`, `-1`): `priority` is
+   * clamped to 0–99, and the next transition writes the clamped value back.
+   */
+  priorityWritten?: number;
   /** Versions of hand-off nodes that exist but are empty (another tool created them so): set, not created. */
   emptyNodeVersions?: Partial<Record<'store' | 'inventory', number>>;
 }
@@ -31,7 +36,10 @@ function emptyVersions(nodes: Partial<Record<'store' | 'inventory', Read>>): Job
 type Read = NodeData | undefined;
 
 function required(jid: string, key: JobKey, value: Read): NodeData {
-  if (!value) throw new QueueError('ITEM_INVALID', `${jobChild(jid, key)} is missing`, jobPath(jid));
+  if (!value)
+    throw new QueueError('ITEM_INVALID', `${jobChild(jid, key)} is missing`, jobPath(jid), {
+      incomplete: true,
+    });
   return value;
 }
 
@@ -66,6 +74,7 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
   const statusNode = required(jid, 'status', status);
   const stored = decodeJobStatus(jobChild(jid, 'status'), statusNode.data, ctx.lifecycle);
   const batchId = decodeText(required(jid, 'bid', bid).data);
+  const written = decodeInteger(jobChild(jid, 'priority'), priority?.data, DEFAULT_JOB_PRIORITY);
   if (!batchId) throw new QueueError('ITEM_INVALID', `${jobChild(jid, 'bid')} is empty`, jobPath(jid));
   return {
     jobId: jid,
@@ -76,7 +85,8 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     message: stored.message,
     lastModified: stored.lastModified,
     statusVersion: statusNode.stat.version,
-    priority: decodeInteger(jobChild(jid, 'priority'), priority?.data, 5),
+    priority: clampPriority(written),
+    ...(written !== clampPriority(written) ? { priorityWritten: written } : {}),
     spaceNeeded: decodeInteger(jobChild(jid, 'space_needed'), spaceNeeded?.data, 0),
     configuration: decodeJsonObject(
       jobChild(jid, 'configuration'),

@@ -9,8 +9,9 @@ import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import type { AcquiredJob } from './job-acquire.js';
 import type { JobRecord } from './job-load.js';
+import { findRefIn } from './job-refs.js';
 import { assertSameSession } from './locks.js';
-import { batchPath, batchRef, jobChild, jobPath, jobRef, jobStateFolder, parseRefName } from './paths.js';
+import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef, jobStateFolder } from './paths.js';
 import type { JobIdentifiers, JobInventory, JobStore } from './records.js';
 import { formatTimestamp } from './timestamps.js';
 import { encodeJobStatus, encodeJson, encodeText } from './wire.js';
@@ -56,8 +57,9 @@ export function jobTransitionOps(
   ];
   const newRef = jobRef(next.status, next.priority, job.jobId);
   if (newRef !== ref) ops.push({ op: 'delete', path: ref }, { op: 'create', path: newRef });
-  if (next.priority !== job.priority) {
-    ops.push({ op: 'set', path: jobChild(job.jobId, 'priority'), data: encodeText(next.priority) });
+  if (next.priority !== job.priority || job.priorityWritten !== undefined) {
+    const priority = clampPriority(next.priority);
+    ops.push({ op: 'set', path: jobChild(job.jobId, 'priority'), data: encodeText(priority) });
   }
   if (next.spaceNeeded !== job.spaceNeeded) {
     ops.push({ op: 'set', path: jobChild(job.jobId, 'space_needed'), data: encodeText(next.spaceNeeded) });
@@ -122,6 +124,8 @@ export function plannedJobRecord(
   return {
     ...job,
     ...context,
+    priority: clampPriority(context.priority),
+    priorityWritten: undefined,
     status: to,
     statusVersion: job.statusVersion + 1,
     identifiers: options.identifiers ?? job.identifiers,
@@ -211,9 +215,8 @@ async function repair(
   if (!(err instanceof ZkTransactionError) || err.kind !== 'NO_NODE') return undefined;
   const { job } = acquired;
   if (err.failedOp.op === 'delete' && err.path === acquired.ref) {
-    const names = await ctx.zk.getChildren(jobStateFolder(job.status));
-    const actual = names.find((name) => parseRefName(name)?.jid === job.jobId);
-    return actual ? { ...acquired, ref: `${jobStateFolder(job.status)}/${actual}` } : undefined;
+    const actual = await findRefIn(ctx, jobStateFolder(job.status), job.jobId);
+    return actual ? { ...acquired, ref: actual } : undefined;
   }
   const batchStates = `${batchPath(job.batchId)}/states/`;
   if (err.failedOp.op === 'create' && err.path?.startsWith(batchStates)) {

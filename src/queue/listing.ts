@@ -21,6 +21,7 @@ import {
   jobPath,
   jobStateFolder,
   parseRefName,
+  sortRefs,
   type BatchFolder,
 } from './paths.js';
 import type { StatusReport } from './records.js';
@@ -68,6 +69,8 @@ export interface JobSummary {
   lastModified: string;
   /** Some session holds the job's lock (a step runs, or an operator acts on it). */
   locked: boolean;
+  /** For an `invalid` job whose status node is readable: the status as written (`Scanning`). */
+  rawStatus?: string;
 }
 
 /** What {@link listJobs} keeps. */
@@ -183,7 +186,7 @@ async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[
 
 /** The jobs of a state folder in priority order (refs `PP-jid` sort so). */
 async function stateOrder(ctx: QueueContext, state: string): Promise<string[]> {
-  const refs = (await childrenOrEmpty(ctx, jobStateFolder(state))).sort();
+  const refs = sortRefs(await childrenOrEmpty(ctx, jobStateFolder(state)));
   return [...new Set(refs.map((name) => parseRefName(name)?.jid).filter((jid) => jid !== undefined))];
 }
 
@@ -218,15 +221,26 @@ async function collectionOf(ctx: QueueContext, jid: string): Promise<unknown> {
   }
 }
 
+/** The `status` field of a status node, as written; undefined when the node is not a JSON object with one. */
+function statusAsWritten(data: Buffer | undefined): string | undefined {
+  try {
+    const status = decodeJsonObject('status', data).status;
+    return typeof status === 'string' ? status : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function jobSummary(ctx: QueueContext, read: Read<JobRecord>): Promise<JobSummary> {
   const locked = (await ctx.zk.exists(`${jobPath(read.id)}/lock`)) !== undefined;
   if ('error' in read) {
-    const bid = await ctx.zk.getData(`${jobPath(read.id)}/bid`).then(
-      ({ data }) => decodeText(data),
-      () => '',
-    );
+    const [bid, status] = await ctx.zk
+      .getDataMany([jobChild(read.id, 'bid'), jobChild(read.id, 'status')])
+      .catch(() => [undefined, undefined]);
     const blank = { priority: 5, retryCount: 0, lastSuccessfulStatus: null, lastModified: '' };
-    return { jid: read.id, bid, status: 'invalid', ...blank, message: read.error.message, locked };
+    const summary = { jid: read.id, bid: decodeText(bid?.data), status: 'invalid', ...blank };
+    const rawStatus = statusAsWritten(status?.data);
+    return { ...summary, message: read.error.message, locked, ...(rawStatus ? { rawStatus } : {}) };
   }
   const { jobId: jid, batchId: bid, status, priority, retryCount, lastSuccessfulStatus } = read.record;
   const { message, lastModified } = read.record;

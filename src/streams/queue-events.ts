@@ -7,6 +7,7 @@ import {
   isBatchId,
   jobStateFolder,
   queueLockPath,
+  sortRefs,
   type QueueName,
 } from '../queue/paths.js';
 import type { ZkClient } from '../zk/index.js';
@@ -16,12 +17,9 @@ import { data$, exists$, type NodeValue } from './data.js';
 const sameList = (a: string[], b: string[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
-/** Refs waiting in a job state folder (`PP-jid` names), each time the folder changes: "work appeared in state S". */
+/** Refs waiting in a job state folder (`PP-jid` names, in acquisition order), each time the folder changes: "work appeared in state S". */
 export function jobWork$(zk: ZkClient, state: string, demand?: Observable<boolean>): Observable<string[]> {
-  return children$(zk, jobStateFolder(state), { demand }).pipe(
-    map((names) => [...names].sort()),
-    distinctUntilChanged(sameList),
-  );
+  return children$(zk, jobStateFolder(state), { demand }).pipe(map(sortRefs), distinctUntilChanged(sameList));
 }
 
 /** The batch ids under /batches, each time one is created or removed. */

@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { deleteBatch, holdBatch, releaseBatch, updateReport } from '../../queue/admin-batches.js';
 import { releaseCollection } from '../../queue/admin-collections.js';
-import { deleteJob, holdJob, releaseJob, requeueJob } from '../../queue/admin-jobs.js';
-import type { AdminOptions } from '../../queue/admin-lock.js';
+import { deleteJob, holdJob, releaseJob, requeueJob, type RequeueOptions } from '../../queue/admin-jobs.js';
 import type { QueueContext } from '../../queue/context.js';
 import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/paths.js';
 import { holdCollection, pauseQueue, resumeQueue } from '../../queue/queue-locks.js';
@@ -14,9 +13,10 @@ interface ActionFlags {
   force?: boolean;
   reason?: string;
   json?: boolean;
+  to?: string;
 }
 
-type Action = (queue: QueueContext, id: string, options: AdminOptions) => Promise<{ status: string }>;
+type Action = (queue: QueueContext, id: string, options: RequeueOptions) => Promise<{ status: string }>;
 
 function itemAction(
   program: Command,
@@ -24,14 +24,14 @@ function itemAction(
   name: string,
   help: string,
   actions: { job?: Action; batch?: Action },
+  extra?: { flags: string; help: string },
 ): void {
   const kinds = [actions.job ? 'jid' : undefined, actions.batch ? 'bid' : undefined]
     .filter(Boolean)
     .join('|');
-  program
-    .command(name)
-    .description(help)
-    .argument('<id>', `the ${kinds} to act on`)
+  const command = program.command(name).description(help).argument('<id>', `the ${kinds} to act on`);
+  if (extra) command.option(extra.flags, extra.help);
+  command
     .option('--force', 'break a lock another session holds (for a stale lock; needs --reason)')
     .option('--reason <text>', 'why the lock is broken (logged)')
     .option('--json', 'print {"id","status"}')
@@ -39,7 +39,7 @@ function itemAction(
       const action = isJobId(id) ? actions.job : isBatchId(id) ? actions.batch : undefined;
       if (!action)
         throw new CliError(`"${id}" is not a ${kinds} that \`${name}\` applies to`, ExitCode.usage);
-      const options = { force: flags.force, reason: flags.reason };
+      const options = { force: flags.force, reason: flags.reason, to: flags.to };
       const { status } = await withQueue(ctx, (queue) => action(queue, id, options));
       ctx.stdout.write(flags.json ? `${JSON.stringify({ id, status })}\n` : `${id} ${status}\n`);
     });
@@ -59,9 +59,17 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     job: releaseJob,
     batch: releaseBatch,
   });
-  itemAction(program, ctx, 'requeue', 'resume a failed job after its last successful step', {
-    job: requeueJob,
-  });
+  itemAction(
+    program,
+    ctx,
+    'requeue',
+    'resume a failed job after its last successful step',
+    { job: requeueJob },
+    {
+      flags: '--to <state>',
+      help: 'for a job whose status this lifecycle does not know: the state it goes to (e.g. storing)',
+    },
+  );
   itemAction(program, ctx, 'delete', 'delete a held or failed job, or a held or failed batch with its jobs', {
     job: deleteJob,
     batch: async (queue, id, options) => (await deleteBatch(queue, id, options)).batch,

@@ -81,7 +81,7 @@ export function registerListing(program: Command, ctx: CliContext): void {
       const rows = page.items.map((j) => [
         j.jid,
         j.bid,
-        j.status + (j.locked ? '*' : ''),
+        (j.rawStatus ? `${j.status} (${j.rawStatus})` : j.status) + (j.locked ? '*' : ''),
         String(j.priority).padStart(2, '0'),
         String(j.retryCount),
         j.lastSuccessfulStatus ?? '-',

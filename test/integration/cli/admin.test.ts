@@ -51,6 +51,32 @@ describe('operator commands', () => {
     expect(wrongKind.stderr).toContain('is not a jid');
   });
 
+  it('requeue --to moves a job whose status the lifecycle does not know, shown with that status by jobs', async () => {
+    const { bid, jids } = await expandedBatch(ctx, [objectSpec(0)]);
+    const jid = jids[0]!;
+    // Another tool moved it to a state this lifecycle does not know.
+    const status = { status: 'Scanning', last_successful_status: 'Processing', retry_count: 0 };
+    await ctx.zk.setData(`/jobs/${jid}/status`, JSON.stringify(status));
+    await ctx.zk.delete(`/jobs/states/pending/05-${jid}`);
+    await ctx.zk.mkdirp('/jobs/states/scanning');
+    await ctx.zk.create(`/jobs/states/scanning/05-${jid}`);
+
+    const listed = await mrtq('jobs', '--batch', bid);
+    expect(listed.stdout).toContain('invalid (Scanning)');
+    const plain = await mrtq('requeue', jid);
+    expect(plain.code).toBe(5);
+    expect(plain.stderr).toContain('--to');
+    expect((await mrtq('requeue', jid, '--to', 'nowhere')).code).toBe(2);
+    expect(await mrtq('requeue', jid, '--to', 'storing')).toMatchObject({
+      code: 0,
+      stdout: `${jid} storing\n`,
+    });
+    const job = await loadJob(ctx, jid);
+    expect([job.status, job.retryCount, job.lastSuccessfulStatus]).toEqual(['storing', 1, 'processing']);
+    expect(await ctx.zk.getChildren('/jobs/states/scanning')).toEqual([]);
+    expect(await ctx.zk.getChildren('/jobs/states/storing')).toContain(`05-${jid}`);
+  });
+
   it('refuses a locked job (exit 6) unless --force with a reason', async () => {
     const { jids } = await expandedBatch(ctx, [objectSpec(0)]);
     const jid = jids[0]!;

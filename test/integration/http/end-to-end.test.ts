@@ -191,6 +191,11 @@ describe('the API end to end: a real listening server and a real engine (simulat
     expect(res.body.error).toBe('INVALID_TRANSITION');
     expect(res.body.message).toMatch(/hold job/);
     expect(res.body.message).toMatch(/state completed/);
+    // "to" belongs to a job's requeue (a status the lifecycle does not know) and to nothing else.
+    const stray = await http.post<{ error: string }>(`/jobs/${job!.jid}/hold`, { to: 'pending' });
+    expect([stray.status, stray.body.error]).toEqual([400, 'BAD_REQUEST']);
+    const known = await http.post<{ error: string }>(`/jobs/${job!.jid}/requeue`, { to: 'pending' });
+    expect([known.status, known.body.error]).toEqual([409, 'INVALID_TRANSITION']);
   });
 
   it('holds a collection: a batch submitted to it waits held until the collection is released', async () => {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Consumer } from '../../../src/engine/consumer.js';
-import { LockedElsewhere } from '../../../src/engine/locked-elsewhere.js';
+import { WaitingItems } from '../../../src/engine/waiting-items.js';
 
 /**
  * A consumer over plain ids whose work waits until the test lets each item finish. Ids in
@@ -10,7 +10,7 @@ import { LockedElsewhere } from '../../../src/engine/locked-elsewhere.js';
 function consumerOf(
   limit: number,
   outcome: 'moved' | 'defer' | undefined = 'moved',
-  options: { locks?: LockedElsewhere; lockedBy?: Set<string>; rankOf?: (c: string) => string } = {},
+  options: { locks?: WaitingItems; lockedBy?: Set<string>; rankOf?: (c: string) => string } = {},
 ) {
   const acquired: string[] = [];
   const tried: string[] = [];
@@ -34,7 +34,7 @@ function consumerOf(
     },
     idOf: (id) => id,
     work: (id) => new Promise((resolve) => finish.set(id, () => resolve(outcome))),
-    locks: options.locks ?? new LockedElsewhere(() => undefined),
+    locks: options.locks ?? new WaitingItems(() => undefined),
     rankOf: options.rankOf,
   });
   const demand: boolean[] = [];
@@ -111,7 +111,7 @@ describe('the consumer', () => {
 
   it('does not try again an item locked elsewhere until its lock goes, whichever consumer met it', async () => {
     const watches = new Map<string, () => void>();
-    const locks = new LockedElsewhere((id, gone) => watches.set(id, gone));
+    const locks = new WaitingItems((id, gone) => watches.set(id, gone));
     const lockedBy = new Set(['a']);
     const first = consumerOf(1, 'moved', { locks, lockedBy });
     const second = consumerOf(1, 'moved', { locks, lockedBy });

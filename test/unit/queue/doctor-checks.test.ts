@@ -112,6 +112,37 @@ describe('doctor checks over a scan', () => {
     ]);
   });
 
+  it("never advises deleting a folder of Merritt's own lifecycle, even under a lifecycle without it", () => {
+    const withoutStoring = {
+      ...merrittJobLifecycle,
+      states: merrittJobLifecycle.states.filter((state) => state !== 'storing'),
+    };
+    const scan = scanOf({
+      stateFolders: new Map([
+        ['storing', []],
+        ['bogus', []],
+      ]),
+    });
+    const problems = checkQueue(scan, { ...settings, lifecycle: withoutStoring });
+    const storing = problems.find((p) => p.path === '/jobs/states/storing');
+    const bogus = problems.find((p) => p.path === '/jobs/states/bogus');
+    expect(storing?.message).toContain("Merritt's services use");
+    expect(storing?.message).not.toMatch(/delete it|can go/);
+    expect(bogus?.message).toContain('the folder can go once it is empty');
+  });
+
+  it('names a job whose status the lifecycle does not know once, with the commands that end it', () => {
+    const scan = scanOf({
+      jobs: [job(J1, { status: 'Scanning' })],
+      batches: [batch(B1, 'Processing', { 'batch-processing': [J1] })],
+      stateFolders: new Map([['scanning', [`05-${J1}`]]]),
+    });
+    const problems = checkQueue(scan, settings).filter((p) => p.item === J1);
+    expect(problems.map((p) => p.code)).toEqual(['JOB_STATUS_UNKNOWN']);
+    expect(problems[0]?.message).toContain(`mrtq requeue ${J1} --to STATE`);
+    expect(problems[0]?.message).toContain(`mrtq delete ${J1}`);
+  });
+
   it('reports jobs in a batch that was never acquired, and running jobs of a deleted batch', () => {
     const J2 = 'jid0000000002';
     const B2 = 'bid0000000002';

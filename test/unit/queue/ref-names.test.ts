@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { clampPriority, parseRefName, refName, refRank, sortRefs } from '../../../src/queue/paths.js';
+
+describe('job state ref names', () => {
+  it('parses any integer priority prefix, as other tools write them', () => {
+    expect(parseRefName('05-jid0000000001')).toEqual({ priority: 5, jid: 'jid0000000001' });
+    expect(parseRefName('100-jid0000000002')).toEqual({ priority: 100, jid: 'jid0000000002' });
+    expect(parseRefName('-1-jid0000000003')).toEqual({ priority: -1, jid: 'jid0000000003' });
+    expect(parseRefName('5-jid0000000004')).toEqual({ priority: 5, jid: 'jid0000000004' });
+    for (const name of ['jid0000000001', '05-bid0000000001', 'x5-jid1', '05-jid', '05_jid1', '--1-jid1'])
+      expect(parseRefName(name)).toBeUndefined();
+  });
+
+  it('writes two digits, clamped to 00-99', () => {
+    expect([refName(100, 'jid1'), refName(-1, 'jid1'), refName(5, 'jid1'), refName(7.9, 'jid1')]).toEqual([
+      '99-jid1',
+      '00-jid1',
+      '05-jid1',
+      '07-jid1',
+    ]);
+    expect(clampPriority(Number.NaN)).toBe(5);
+  });
+
+  it('sorts odd prefixes by their clamped priority, then job id; names that are not refs last', () => {
+    const names = ['100-jid3', '10-jid9', '5-jid8', '05-jid2', '-1-jid7', 'stray', '00-jid4', '99-jid1'];
+    expect(sortRefs(names)).toEqual([
+      '00-jid4',
+      '-1-jid7',
+      '05-jid2',
+      '5-jid8',
+      '10-jid9',
+      '99-jid1',
+      '100-jid3',
+      'stray',
+    ]);
+    expect(sortRefs(['07-jid2', '05-jid9', '05-jid1'])).toEqual(['05-jid1', '05-jid9', '07-jid2']);
+    expect([refRank('100-jid3'), refRank('-1-jid7'), refRank('5-jid8')]).toEqual(['99-', '00-', '05-']);
+  });
+});
