@@ -53,7 +53,9 @@ export type DoctorCode =
   /** A batch's submission carries a batchID with no `/batch-uuids` entry. */
   | 'BATCH_UUID_MISSING'
   /** A lock node that no live session owns. */
-  | 'STALE_LOCK';
+  | 'STALE_LOCK'
+  /** A job working directory (`<workRoot>/<bid>/<jid>`) of a job that is done or gone (`mrtq doctor` on the engine's host). */
+  | 'WORKDIR_LEFTOVER';
 
 /** One violation found by `doctor`. */
 export interface DoctorProblem {

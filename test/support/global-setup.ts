@@ -5,6 +5,7 @@ import 'vitest';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { provideZooKeeper, type ProvidedZooKeeper } from '../../src/zk-server/provider.js';
+import { contentionOf, startContention } from './contention.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -17,16 +18,26 @@ declare module 'vitest' {
 
 let zookeeper: ProvidedZooKeeper | undefined;
 let dir: string | undefined;
+let stopContention: (() => void) | undefined;
 
 /** Starts one throwaway ZooKeeper for the whole run (ZK_CONNECT, a container, or a local process). */
 export async function setup(project: TestProject): Promise<void> {
+  const busy = contentionOf(process.env);
+  if (busy > 0) {
+    stopContention = startContention(busy);
+    console.log(`MRTQ_CONTENTION=${busy}: ${busy} busy processes run beside the tests`);
+  }
   dir = mkdtempSync(join(tmpdir(), 'mrtq-test-zk-'));
-  zookeeper = await provideZooKeeper({ dir, config: loadConfig() });
+  zookeeper = await provideZooKeeper({ dir, config: loadConfig() }).catch((err: unknown) => {
+    stopContention?.();
+    throw err;
+  });
   project.provide('zkConnect', zookeeper.connectString);
   project.provide('zkPid', zookeeper.server?.pid ?? 0);
 }
 
 export async function teardown(): Promise<void> {
+  stopContention?.();
   await zookeeper?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }

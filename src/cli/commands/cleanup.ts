@@ -1,10 +1,17 @@
 import type { Command } from 'commander';
 import { cleanup, type CleanupReport } from '../../queue/cleanup.js';
+import {
+  findLeftoverWorkDirs,
+  removeLeftoverWorkDirs,
+  type LeftoverWorkDir,
+} from '../../steps/ingest/workdir-sweep.js';
 import { connectForCommand } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { commandQueueContext, durationOption } from '../options.js';
 
-function printHuman(report: CleanupReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
+type Report = CleanupReport & { workDirs: LeftoverWorkDir[] };
+
+function printHuman(report: Report, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
   const verb = report.dryRun ? 'would remove' : 'removed';
   for (const batch of report.batches) {
     out.write(
@@ -14,9 +21,14 @@ function printHuman(report: CleanupReport, out: NodeJS.WritableStream, err: Node
   for (const id of report.orphans) out.write(`${verb} orphan id node ${id}\n`);
   for (const path of report.danglingRefs) out.write(`${verb} dangling ref ${path}\n`);
   for (const uuid of report.danglingUuids) out.write(`${verb} dangling uuid entry ${uuid}\n`);
+  for (const dir of report.workDirs) out.write(`${verb} working directory ${dir.dir} (${dir.reason})\n`);
   for (const skip of report.skipped) out.write(`kept ${skip.item}: ${skip.reason}\n`);
   const total =
-    report.batches.length + report.orphans.length + report.danglingRefs.length + report.danglingUuids.length;
+    report.batches.length +
+    report.orphans.length +
+    report.danglingRefs.length +
+    report.danglingUuids.length +
+    report.workDirs.length;
   err.write(total === 0 ? 'nothing to clean up\n' : `${verb} ${total} items\n`);
 }
 
@@ -25,7 +37,7 @@ export function registerCleanup(program: Command, ctx: CliContext): void {
   program
     .command('cleanup')
     .description(
-      'remove completed and deleted batches older than the retention, with their jobs, and crash leftovers',
+      'remove completed and deleted batches older than the retention, with their jobs, crash leftovers, and working directories of jobs that are done or gone',
     )
     .option(
       '--retention <duration>',
@@ -44,11 +56,17 @@ export function registerCleanup(program: Command, ctx: CliContext): void {
     .action(async (opts: { retention: number; orphanGrace: number; dryRun?: boolean; json?: boolean }) => {
       const client = await connectForCommand(ctx.config, ctx.zkFlag());
       try {
-        const report = await cleanup(commandQueueContext(client), {
+        const queue = commandQueueContext(client);
+        const dryRun = opts.dryRun ?? false;
+        const tree = await cleanup(queue, {
           retentionMs: opts.retention,
           orphanGraceMs: opts.orphanGrace,
-          dryRun: opts.dryRun ?? false,
+          dryRun,
         });
+        // After the tree: directories of the batches it just removed are gone-job leftovers now.
+        const sweep = { workRoot: ctx.config.ingest.workRoot, graceMs: opts.orphanGrace };
+        const workDirs = await (dryRun ? findLeftoverWorkDirs : removeLeftoverWorkDirs)(queue, sweep);
+        const report: Report = { ...tree, workDirs };
         if (opts.json) ctx.stdout.write(JSON.stringify(report) + '\n');
         else printHuman(report, ctx.stdout, ctx.stderr);
       } finally {

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { doctor, type DoctorReport } from '../../queue/doctor.js';
+import type { DoctorProblem } from '../../queue/doctor-problems.js';
+import { findLeftoverWorkDirs, type LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
 import { connectForCommand } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
@@ -23,6 +25,15 @@ function sessionList(text: string): Set<string> {
       .map((id) => id.trim())
       .filter((id) => id !== ''),
   );
+}
+
+function leftoverProblem({ dir, jid, reason }: LeftoverWorkDir): DoctorProblem {
+  return {
+    code: 'WORKDIR_LEFTOVER',
+    item: jid,
+    path: dir,
+    message: `${dir} belongs to job ${jid} (${reason}), which will never use it again: \`mrtq cleanup\` removes it (so does \`mrtq serve\`'s sweep)`,
+  };
 }
 
 interface DoctorFlags {
@@ -51,10 +62,18 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     .action(async (opts: DoctorFlags) => {
       const client = await connectForCommand(ctx.config, ctx.zkFlag());
       try {
-        const report = await doctor(commandQueueContext(client), {
+        const queue = commandQueueContext(client);
+        const tree = await doctor(queue, {
           orphanGraceMs: opts.orphanGrace,
           liveSessions: opts.liveSessions,
         });
+        // The working directories of this host: the tree does not know them, the file system does.
+        const leftovers = await findLeftoverWorkDirs(queue, {
+          workRoot: ctx.config.ingest.workRoot,
+          graceMs: opts.orphanGrace,
+        });
+        const problems = [...tree.problems, ...leftovers.map(leftoverProblem)];
+        const report: DoctorReport = { ...tree, ok: problems.length === 0, problems };
         if (opts.json) ctx.stdout.write(JSON.stringify(report) + '\n');
         else printHuman(report, ctx.stdout, ctx.stderr);
         if (!report.ok) process.exitCode = ExitCode.problems;

@@ -13,8 +13,8 @@ import {
   engineConfig,
   SERVICE,
 } from './compose-checks.js';
-import { interpolate } from './compose-model.js';
-import { brokenCompose, compose, REPO } from './deploy-files.js';
+import { interpolate, parseCompose } from './compose-model.js';
+import { brokenCompose, compose, COMPOSE_PATH, composeText, OPERATOR_ENV, REPO } from './deploy-files.js';
 
 // Static checks only: the build machines have no Docker engine, so the stack is never started here.
 const engineEnv = () => compose.services[SERVICE.engine]?.environment ?? {};
@@ -64,8 +64,11 @@ describe('docker-compose.yml', () => {
     expect(checkVolumes(compose)).toEqual([]);
   });
 
-  it('lets the operator choose the API token, with a default for a first run', () => {
-    expect(engineEnv().MRTQ_API_TOKEN).toBe('change-me');
+  it('requires the operator to choose the API token: there is no default everyone knows', () => {
+    expect(engineEnv().MRTQ_API_TOKEN).toBe(OPERATOR_ENV.MRTQ_API_TOKEN);
+    expect(() => parseCompose(composeText, COMPOSE_PATH)).toThrow(
+      'required variable MRTQ_API_TOKEN is missing',
+    );
   });
 });
 

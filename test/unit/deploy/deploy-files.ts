@@ -13,7 +13,10 @@ export const composeText = readFileSync(COMPOSE_PATH, 'utf8');
 export const dockerfileText = readFileSync(join(REPO, 'Dockerfile'), 'utf8');
 export const dockerignoreText = readFileSync(join(REPO, '.dockerignore'), 'utf8');
 
-export const compose = parseCompose(composeText, COMPOSE_PATH);
+/** What the operator sets before `docker compose up` (the compose file requires a token). */
+export const OPERATOR_ENV = { MRTQ_API_TOKEN: 'an-operators-secret' };
+
+export const compose = parseCompose(composeText, COMPOSE_PATH, OPERATOR_ENV);
 export const context = { root: REPO, ignore: parseDockerignore(dockerignoreText) };
 
 /** `text` with `from` replaced; throws when `from` is not there, so a negative test cannot pass vacuously. */
@@ -30,6 +33,6 @@ export function dockerfileLine(start: string): number {
 }
 
 export const brokenCompose = (from: string, to: string): Compose =>
-  parseCompose(edit(composeText, from, to), COMPOSE_PATH);
+  parseCompose(edit(composeText, from, to), COMPOSE_PATH, OPERATOR_ENV);
 
 export const brokenDockerfile = (from: string, to: string) => parseDockerfile(edit(dockerfileText, from, to));
