@@ -17,6 +17,7 @@ import { createRecordStep } from './record.js';
 import { createReportStep, describeJobsFromQueue } from './report.js';
 import { createStorage } from './storage.js';
 import { createStoreStep } from './store.js';
+import { removeLeftoverWorkDirs } from './workdir-sweep.js';
 
 /** The ingest steps of issue #6, wired for one process. */
 export interface IngestSteps {
@@ -24,8 +25,32 @@ export interface IngestSteps {
   batchSteps: BatchSteps;
   accessSteps: AccessSteps;
   profiles: ProfileStore;
-  /** Closes the HTTP connection pool (at shutdown). */
+  /** Closes the HTTP connection pool and stops the working-directory sweep (at shutdown). */
   close(): Promise<void>;
+}
+
+/** How often a serving process removes working directories nothing will use again (see workdir-sweep.ts). */
+const WORKDIR_SWEEP_MS = 10 * 60_000;
+
+/**
+ * The completed step removes a job's working directory after its commit; a process killed in
+ * between leaves it. At start (a restart after such a kill) and every ten minutes after, the
+ * directories of jobs that are done or gone go.
+ */
+function sweepWorkDirs(settings: IngestSettings, queue: QueueContext): NodeJS.Timeout {
+  const sweep = (): void => {
+    removeLeftoverWorkDirs(queue, { workRoot: settings.workRoot }).then(
+      (removed) => {
+        for (const { dir, reason } of removed)
+          queue.log.info({ dir, reason }, 'leftover working directory removed');
+      },
+      (err: unknown) => queue.log.warn({ err }, 'working-directory sweep failed; tried again later'),
+    );
+  };
+  setImmediate(sweep);
+  const timer = setInterval(sweep, WORKDIR_SWEEP_MS);
+  timer.unref();
+  return timer;
 }
 
 /**
@@ -41,9 +66,13 @@ export async function createIngestSteps(settings: IngestSettings, queue: QueueCo
   const inventory = createInventory(settings);
   const profileOf = (name: string): Profile | undefined =>
     profiles.names().includes(name) ? profiles.getProfile(name) : undefined;
+  const sweep = sweepWorkDirs(settings, queue);
   return {
     profiles,
-    close: () => fetcher.close(),
+    close: async () => {
+      clearInterval(sweep);
+      await fetcher.close();
+    },
     jobSteps: {
       steps: {
         estimate: createEstimateStep({ fetcher, settings }),

@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { findLeftoverWorkDirs } from '../../../src/steps/ingest/workdir-sweep.js';
+import { startEngineProcess } from '../../support/engine-process.js';
+import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { runCli } from '../../support/run-cli.js';
@@ -94,5 +96,27 @@ describe('working directories of jobs that are done or gone', () => {
     expect((await readdir(join(root, bid))).sort()).toEqual([failed, running].sort());
     expect(await readdir(root)).not.toContain('bid0000009999');
     expect(await readdir(join(root, 'bid0000009998'))).toEqual(['jid0000009998']);
+  });
+
+  it('mrtq serve removes them when it starts (a restart after a kill), without waiting for cleanup', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'mrtq-workdirs-serve-'));
+    const workRoot = join(dataDir, 'work');
+    const gone = await workDir(workRoot, 'bid0000008888', 'jid0000008888');
+    const engine = await startEngineProcess(chroot.connectString(), ['--steps', 'ingest', '--sweep', '0'], {
+      MRTQ_DATA_DIR: dataDir,
+      MRTQ_MAX_USED_FRACTION: '0.99',
+    });
+    try {
+      await eventually(
+        () => readdir(workRoot),
+        (names) => !names.includes('bid0000008888'),
+        30_000,
+      );
+      expect(engine.output()).toContain(gone);
+    } finally {
+      engine.signal('SIGTERM');
+      await engine.exited;
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
