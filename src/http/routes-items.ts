@@ -59,7 +59,8 @@ function submitRoute(ctx: ApiContext): RouteSpec {
     method: 'POST',
     url: '/batches',
     tag: 'batches',
-    summary: 'Submit a batch (pending until an engine takes it); a known uuid returns its batch',
+    summary:
+      'Submit a batch (pending until an engine takes it); the same submission under a known uuid returns its batch, another one is refused (409)',
     mutating: true,
     schema: { body: submitBody, response: { 200: submitted, 201: submitted } },
     handler: async (request, reply) => {

@@ -1,18 +1,47 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createBatch } from '../queue/batch-create.js';
+import { createBatch, type CreatedBatch } from '../queue/batch-create.js';
+import { loadBatch } from '../queue/batch-load.js';
+import { isQueueError, type QueueError } from '../queue/errors.js';
+import type { Submission } from '../queue/records.js';
 import { withCallerContext } from '../telemetry/trace-context.js';
 import { parseCheckm } from '../steps/ingest/checkm.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
 import { submitted, uploadQuery, type UploadQuery } from './schemas.js';
+import { uploadFile, type UploadFile } from './upload-store.js';
+
+/** Whether the batch that holds the uuid uses `file` as its payload (it may, being the same bytes). */
+async function claimUses(ctx: ApiContext, conflict: QueueError, file: UploadFile): Promise<boolean> {
+  if (conflict.item === undefined) return true; // not knowing, keep the file
+  const winner = await loadBatch(ctx.queue, conflict.item).catch(() => undefined);
+  return winner === undefined || winner.submission.payload_url === pathToFileURL(file.path).href;
+}
+
+/**
+ * Submits `submission` with the upload as its payload. The file is stored only once the uuid is
+ * found unclaimed; when the uuid went to another submission meanwhile, a file this request
+ * created is removed again, unless the winner is the same bytes and uses it.
+ */
+async function submitUpload(
+  ctx: ApiContext,
+  file: UploadFile,
+  submission: Submission,
+): Promise<CreatedBatch> {
+  try {
+    return await createBatch(ctx.queue, submission, { beforeCreate: () => file.store() });
+  } catch (err) {
+    if (isQueueError(err, 'CONFLICT') && !(await claimUses(ctx, err, file))) await file.discard();
+    throw err;
+  }
+}
 
 /**
  * `POST /batches/manifest`: a checkm manifest in the body (text/plain) is checked, written under
  * the upload directory (inside the `file://` roots) and submitted as a `file://` payload, so an
- * engine on any host sharing that directory fetches it like any other payload.
+ * engine on any host sharing that directory fetches it like any other payload. Uploads are
+ * immutable: the same upload under a known uuid answers its batch, another one is refused (409),
+ * and neither changes or leaves behind a file (see {@link uploadFile}).
  */
 export function uploadRoute(ctx: ApiContext): RouteSpec {
   return {
@@ -37,17 +66,15 @@ export function uploadRoute(ctx: ApiContext): RouteSpec {
       } catch (err) {
         throw new HttpProblem(400, 'MANIFEST_INVALID', (err as Error).message, {}, 'body');
       }
-      const profile = await ctx.profiles.resolve(query.profile);
       const uuid = query.uuid ?? randomUUID();
-      const file = join(ctx.uploadDir, `${uuid}.checkm`);
-      await mkdir(ctx.uploadDir, { recursive: true });
-      await writeFile(file, text);
+      const file = uploadFile(ctx.uploadDir, uuid, text);
+      const profile = await ctx.profiles.resolve(query.profile);
       await ctx.ensureTree();
       const { bid, created } = await withCallerContext(request.headers, () =>
-        createBatch(ctx.queue, {
+        submitUpload(ctx, file, {
           profile_name: query.profile,
           submitter: query.submitter,
-          payload_url: pathToFileURL(file).href,
+          payload_url: pathToFileURL(file.path).href,
           type: query.type,
           submission_mode: 'add',
           submissionDate: ctx.queue.now().toISOString(),

@@ -1,5 +1,6 @@
 import { batchStates, type JobLifecycle } from '../../machines/index.js';
 import { QUEUE_NAMES } from '../queue/paths.js';
+import { SAFE_ID_MAX, SAFE_ID_PATTERN } from '../queue/safe-id.js';
 import { LIFECYCLE_NAMES } from './lifecycles.js';
 
 /**
@@ -9,7 +10,8 @@ import { LIFECYCLE_NAMES } from './lifecycles.js';
  */
 export type JsonSchema = { readonly [key: string]: unknown };
 
-const SAFE_NAME = '^[A-Za-z0-9._-]+$';
+/** A name that becomes a node or file name: letters, digits, `.`, `_`, `-`; not `.` or `..`. */
+const SAFE_NAME = SAFE_ID_PATTERN;
 const text = (maxLength: number, extra: JsonSchema = {}): JsonSchema => ({
   type: 'string',
   minLength: 1,
@@ -36,7 +38,10 @@ export const submitBody: JsonSchema = {
     submitter: text(200),
     payloadUrl: text(4096, { format: 'uri', description: 'http(s), file:// under the roots, or sim:<n>' }),
     type: { type: 'string', enum: SUBMISSION_TYPES },
-    uuid: text(200, { pattern: SAFE_NAME, description: 'the same uuid twice returns the first batch' }),
+    uuid: text(SAFE_ID_MAX, {
+      pattern: SAFE_NAME,
+      description: 'the same submission under a known uuid returns its batch; another one is refused (409)',
+    }),
     collection: text(100, { pattern: SAFE_NAME, description: "default: the profile's collection" }),
     erc_who: text(1000),
     erc_what: text(1000),
@@ -57,7 +62,10 @@ export const uploadQuery: JsonSchema = {
     profile: text(100, { pattern: SAFE_NAME }),
     submitter: text(200),
     type: { type: 'string', enum: ['object-manifest', 'manifest-of-manifests', 'manifest-of-containers'] },
-    uuid: text(200, { pattern: SAFE_NAME }),
+    uuid: text(SAFE_ID_MAX, {
+      pattern: SAFE_NAME,
+      description: 'the same manifest under a known uuid returns its batch; another one is refused (409)',
+    }),
   },
 };
 
@@ -145,7 +153,11 @@ export const jobQuery = (lifecycle: Pick<JobLifecycle, 'states'>): JsonSchema =>
 
 /** Path parameters. */
 export const params = {
-  id: { type: 'object', required: ['id'], properties: { id: text(200) } },
+  id: {
+    type: 'object',
+    required: ['id'],
+    properties: { id: text(SAFE_ID_MAX, { pattern: SAFE_NAME, description: 'bid, jid or batch uuid' }) },
+  },
   jid: { type: 'object', required: ['jid'], properties: { jid: text(30, { pattern: '^jid[0-9]+$' }) } },
   bid: { type: 'object', required: ['bid'], properties: { bid: text(30, { pattern: '^bid[0-9]+$' }) } },
   queue: {

@@ -7,13 +7,25 @@ import type { Submission } from './records.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { withSpan } from '../telemetry/span.js';
 import { activeTraceparent } from '../telemetry/trace-context.js';
-import { decodeText, encodeBatchStatus, encodeJson } from './wire.js';
+import { checkSafeId } from './safe-id.js';
+import { decodeJsonObject, decodeText, encodeBatchStatus, encodeJson } from './wire.js';
 
 export interface CreatedBatch {
   bid: string;
-  /** False when a batch with the same uuid already existed and was returned instead. */
+  /** False when the same submission under the same uuid already existed and was returned instead. */
   created: boolean;
 }
+
+export interface CreateOptions {
+  /**
+   * Runs once the uuid is found unclaimed, just before the batch is created: an upload stores its
+   * payload here, so a submission under a uuid already taken never writes anything.
+   */
+  beforeCreate?: () => Promise<void>;
+}
+
+/** Keys stamped per request, not chosen by the submitter: a retry may differ in them. */
+const REQUEST_STAMPS = new Set(['submissionDate', 'traceparent']);
 
 async function batchOfUuid(ctx: QueueContext, uuid: string): Promise<string | undefined> {
   try {
@@ -25,17 +37,58 @@ async function batchOfUuid(ctx: QueueContext, uuid: string): Promise<string | un
   }
 }
 
-function validUuid(uuid: string): boolean {
-  return /^[A-Za-z0-9._-]{1,200}$/.test(uuid);
+/** The submission keys in which `incoming` differs from `stored` (request stamps aside). */
+function differingKeys(stored: Record<string, unknown>, incoming: Submission): string[] {
+  const keys = new Set([...Object.keys(stored), ...Object.keys(incoming)]);
+  return [...keys]
+    .filter((key) => !REQUEST_STAMPS.has(key))
+    .filter((key) => JSON.stringify(stored[key]) !== JSON.stringify(incoming[key]))
+    .sort();
+}
+
+/**
+ * The batch `uuid` already names, when it names one: returned when it was submitted with the same
+ * submission, CONFLICT naming it and what differs otherwise. Either way it is left as it was.
+ */
+async function claimedBatch(
+  ctx: QueueContext,
+  uuid: string,
+  incoming: Submission,
+): Promise<CreatedBatch | undefined> {
+  const bid = await batchOfUuid(ctx, uuid);
+  if (!bid) return undefined;
+  const path = batchChild(bid, 'submission');
+  let reason: string;
+  try {
+    const differs = differingKeys(decodeJsonObject(path, (await ctx.zk.getData(path)).data), incoming);
+    if (differs.length === 0) return { bid, created: false };
+    reason = `submitted with another ${differs.join(', ')}`;
+  } catch (err) {
+    if (!isZkError(err, 'NO_NODE') && !(err instanceof QueueError)) throw err;
+    reason = `whose submission cannot be compared: ${(err as Error).message}`;
+  }
+  throw new QueueError(
+    'CONFLICT',
+    `uuid "${uuid}" already names batch ${bid}, ${reason}; that batch is left as it was ` +
+      '(submit under a new uuid)',
+    bid,
+  );
 }
 
 /**
  * Creates `/batches/bidN` with its submission and Pending status, and `/batch-uuids/<uuid>`.
  * The id node is created first (sequential), then everything else in one multi, so a crash
- * leaves at most an empty id node. Submitting the same uuid twice returns the first batch.
- * Runs in a `batch submit` span whose context is stored with the batch (`traceparent`).
+ * leaves at most an empty id node. The uuid node is the claim: a submission under a claimed
+ * uuid returns that batch when it is the same submission (a retry) and is refused with CONFLICT
+ * otherwise; the claimed batch is never changed. The uuid and collection are checked before any
+ * use (BAD_REQUEST). Runs in a `batch submit` span whose context is stored with the batch
+ * (`traceparent`).
  */
-export function createBatch(ctx: QueueContext, submission: Submission): Promise<CreatedBatch> {
+export function createBatch(
+  ctx: QueueContext,
+  submission: Submission,
+  options: CreateOptions = {},
+): Promise<CreatedBatch> {
   const attributes = {
     [Attr.batchUuid]: typeof submission.batchID === 'string' ? submission.batchID : '',
     [Attr.profile]: submission.profile_name,
@@ -44,22 +97,26 @@ export function createBatch(ctx: QueueContext, submission: Submission): Promise<
   return withSpan(SpanName.submit, attributes, async (span) => {
     // The batch's trace: expansion, every job's steps and the report continue it.
     const traceparent = activeTraceparent();
-    const created = await create(ctx, traceparent ? { ...submission, traceparent } : submission);
+    const created = await create(ctx, traceparent ? { ...submission, traceparent } : submission, options);
     span.setAttribute(Attr.batchId, created.bid);
     return created;
   });
 }
 
-async function create(ctx: QueueContext, submission: Submission): Promise<CreatedBatch> {
+async function create(
+  ctx: QueueContext,
+  submission: Submission,
+  options: CreateOptions,
+): Promise<CreatedBatch> {
   const uuid =
     typeof submission.batchID === 'string' && submission.batchID !== '' ? submission.batchID : undefined;
-  if (uuid !== undefined && !validUuid(uuid)) {
-    throw new QueueError('BAD_REQUEST', `batchID "${uuid}" is not a valid uuid (letters, digits, . _ -)`);
-  }
+  if (uuid !== undefined) checkSafeId('batchID', uuid);
+  if (typeof submission.collection === 'string') checkSafeId('collection', submission.collection);
   if (uuid) {
-    const existing = await batchOfUuid(ctx, uuid);
-    if (existing) return { bid: existing, created: false };
+    const existing = await claimedBatch(ctx, uuid, submission);
+    if (existing) return existing;
   }
+  await options.beforeCreate?.();
   const created = await ctx.zk.create(`${BATCHES}/${BATCH_PREFIX}`, null, 'persistent_sequential');
   const bid = created.slice(created.lastIndexOf('/') + 1);
   const initial = newBatchState({ batchId: bid });
@@ -85,8 +142,8 @@ async function create(ctx: QueueContext, submission: Submission): Promise<Create
     ) {
       // Another submitter won the race for this uuid: drop our empty id node and return theirs.
       await ctx.zk.deleteRecursive(batchPath(bid));
-      const winner = await batchOfUuid(ctx, uuid);
-      if (winner) return { bid: winner, created: false };
+      const winner = await claimedBatch(ctx, uuid, submission);
+      if (winner) return winner;
     }
     throw err;
   }

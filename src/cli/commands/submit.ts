@@ -65,7 +65,10 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
       'file',
     )
     .option('--collection <mnemonic>', "collection the batch belongs to (default: the profile's)")
-    .option('--uuid <uuid>', 'batch uuid; submitting the same uuid twice returns the first batch')
+    .option(
+      '--uuid <uuid>',
+      'batch uuid; the same submission again returns its batch, another one under that uuid is refused',
+    )
     .option('--title <erc_what>', 'ERC what')
     .option('--json', 'print {"bid","uuid","created"}')
     .action(async (payload: string, flags: SubmitFlags) => {

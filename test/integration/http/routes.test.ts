@@ -42,7 +42,7 @@ describe('API routes over a real ZooKeeper (inject)', () => {
     const { bid, uuid, created } = first.json<{ bid: string; uuid: string; created: boolean }>();
     expect({ uuid, created }).toEqual({ uuid: 'u-routes-1', created: true });
     expect(first.headers.location).toBe(`/batches/${bid}`);
-    const again = await post('/batches', { ...submission, uuid: 'u-routes-1' });
+    const again = await post('/batches', { ...submission, uuid: 'u-routes-1', erc_what: 'A title' });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toEqual({ bid, uuid: 'u-routes-1', created: false });
     const stored = await loadBatch(ctx, bid);
