@@ -30,7 +30,7 @@ const LAYERS = [
   { http: ['src/http/**'] },
   // Composition roots: they wire concrete instances.
   {
-    service: ['src/service.ts'],
+    service: ['src/service.ts', 'src/service-startup.ts'],
     bench: ['src/bench/**'],
     demo: ['src/demo/**'],
     inspect: ['src/inspect/**'],

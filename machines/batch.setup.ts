@@ -8,6 +8,7 @@ import type {
   ReportInput,
   ReportOutput,
 } from './batch.types.js';
+import { reportFailureMessage } from './batch.context.js';
 import { notProvided } from './step-actor.js';
 
 /**
@@ -28,15 +29,27 @@ export const batchSetup = setup({
     recordExpansion: assign((_, params: { jobCount: number }) => ({
       jobCount: params.jobCount,
       message: null,
+      expansionFailed: false,
+    })),
+    /** The batch goes to reporting with the reason, so the depositor hears why nothing ran. */
+    recordExpansionFailure: assign((_, params: { message: string }) => ({
+      message: params.message,
+      expansionFailed: true,
     })),
     recordReport: assign((_, params: { completedJobs: number; failedJobs: number }) => ({
       completedJobs: params.completedJobs,
       failedJobs: params.failedJobs,
     })),
-    recordFailure: assign((_, params: { message: string }) => ({ message: params.message })),
-    clearMessage: assign({ message: null }),
+    /** A report that could not be sent; an expansion failure's reason is kept before it. */
+    recordReportFailure: assign(({ context }, params: { message: string }) => ({
+      message: reportFailureMessage(context, params.message),
+    })),
+    /** Back to processing: the old failure no longer applies; an unfinished expansion runs again. */
+    reopen: assign({ message: null, expansionFailed: false }),
   },
   guards: {
+    /** The batch could not be expanded: its report ends it failed, whatever it counted. */
+    hasExpansionFailure: ({ context }) => context.expansionFailed,
     hasFailedJobs: (_, params: { failedJobs: number }) => params.failedJobs > 0,
   },
 });

@@ -9,6 +9,11 @@ export interface BatchContext {
   completedJobs: number;
   failedJobs: number;
   message: string | null;
+  /**
+   * The expansion failed: the batch went to reporting with `message` saying why, and the report
+   * ends it failed. (Stored as an expansion that started and never finished.)
+   */
+  expansionFailed: boolean;
 }
 
 export type BatchInput = Pick<BatchContext, 'batchId'> & Partial<Omit<BatchContext, 'batchId'>>;
@@ -25,7 +30,7 @@ export type BatchEvent =
   /** The pending consumer took the batch; expansion into jobs starts. */
   | { type: 'batch.acquired' }
   | { type: 'expand.done'; jobCount: number }
-  /** The batch could not be expanded into jobs (bad payload or manifest). */
+  /** The batch could not be expanded into jobs (bad payload or manifest): it is reported, saying why. */
   | { type: 'expand.failed'; message: string }
   /** `states/batch-processing` became empty: every job completed, failed or was deleted. */
   | { type: 'batch.jobs-done' }

@@ -25,7 +25,7 @@ export * from './job.types.js';
 export * from './batch.types.js';
 export * from './access.types.js';
 export { createJobContext } from './job.context.js';
-export { createBatchContext } from './batch.context.js';
+export { createBatchContext, expansionFailureOf } from './batch.context.js';
 
 export * from './states.js';
 export * from './wire-names.js';

@@ -41,6 +41,8 @@ export interface JobLifecycle {
   machineAt(state: string): AnyStateMachine;
   isState(name: string): boolean;
   isWorking(state: string): boolean;
+  /** Whether `state` is final (completed, deleted): nothing moves a job out of it. */
+  isFinal(state: string): boolean;
   /** The step `state` runs, or undefined when none does. */
   stepOf(state: string): string | undefined;
   /** The status name written for `state`. */
@@ -159,6 +161,7 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
     machineAt,
     isState: (name) => byState.has(name),
     isWorking: (state) => byState.get(state)?.step !== undefined,
+    isFinal: (state) => (machine.root.states as Record<string, AnyNode>)[state]?.type === 'final',
     stepOf: (state) => byState.get(state)?.step,
     wireName: (state) => rowOf(state).wire,
     parse,

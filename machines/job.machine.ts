@@ -2,13 +2,21 @@ import { raise } from 'xstate';
 import { byInitialState } from './machine-at.js';
 import { createJobContext } from './job.context.js';
 import { jobSetup } from './job.setup.js';
-import type { JobContext, JobStepInput } from './job.types.js';
+import type { JobContext, JobEvent, JobStepInput, ProvisionOutput } from './job.types.js';
 import { jobRequeueTable } from './job.resume.js';
 import type { JobState } from './states.js';
 import { assertProvided, failureMessage } from './step-actor.js';
 
 function stepInput({ context }: { context: JobContext }): JobStepInput {
   return { ...context };
+}
+
+/** A provision result as an event: go on, give up (failed), or stay and wait. */
+function provisionEvent(output: ProvisionOutput): JobEvent {
+  if (output.hasSpace) return { type: 'provision.done' };
+  if (output.giveUp)
+    return { type: 'provision.failed', message: output.message ?? 'no working space for this job' };
+  return { type: 'space.short', message: output.message };
 }
 
 function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
@@ -33,8 +41,10 @@ function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
  * - last_successful_status is the state just finished and is kept on failure (003), even where
  *   001 ("remains Estimating") or 003's own resume-to-notify example say otherwise.
  * - Estimating never fails (003): when the estimate step itself fails, space_needed is 0.
- * - Provisioning never fails either: short space, or a provision step that cannot tell, keeps
- *   the job in provisioning to be evaluated again (003 "remain in this state").
+ * - Provisioning waits, with a bound: short space, or a provision step that cannot tell, keeps
+ *   the job in provisioning to be evaluated again (003 "remain in this state"); a job too large
+ *   for this machine, or one that has waited longer than allowed, fails (`provision.failed`,
+ *   mrt-zk's Provisioning → Failed), so nothing waits forever and its batch still reports.
  * - (none) → failed (001) is a creation followed by `job.rejected`, the same event that moves a
  *   pending job to failed (003 "A job will immediately fail"), written in one transaction.
  * - Requeue resumes after last_successful_status by mrt-admin's table (job.resume.ts) and clears
@@ -104,13 +114,7 @@ function buildJobMachine(initial: JobState) {
           id: 'provision',
           src: 'provision',
           input: stepInput,
-          onDone: {
-            actions: raise(({ event }) =>
-              event.output.hasSpace
-                ? { type: 'provision.done' as const }
-                : { type: 'space.short' as const, message: event.output.message },
-            ),
-          },
+          onDone: { actions: raise(({ event }) => provisionEvent(event.output)) },
           onError: {
             actions: raise(({ event }) => ({
               type: 'space.short' as const,
@@ -126,6 +130,11 @@ function buildJobMachine(initial: JobState) {
           'space.short': {
             description: 'Stays; evaluated again later',
             actions: { type: 'recordWait', params: ({ event }) => ({ message: event.message }) },
+          },
+          'provision.failed': {
+            target: 'failed',
+            description: 'Too large for this machine, or waited longer than allowed',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
         },
       },

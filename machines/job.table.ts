@@ -39,6 +39,12 @@ export const jobTable: readonly JobEdge[] = [
   },
   { from: 'provisioning', event: 'provision.done', to: 'downloading', trigger: 'enough working space' },
   { from: 'provisioning', event: 'space.short', to: 'provisioning', trigger: 'not enough space; stays' },
+  {
+    from: 'provisioning',
+    event: 'provision.failed',
+    to: 'failed',
+    trigger: 'larger than any working space here, or waited longer than allowed',
+  },
   { from: 'downloading', event: 'download.done', to: 'processing', trigger: 'all files downloaded' },
   { from: 'downloading', event: 'download.failed', to: 'failed', trigger: 'a download failed after retries' },
   {

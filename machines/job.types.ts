@@ -39,6 +39,8 @@ export type JobEvent =
   | { type: 'provision.done' }
   /** Not enough working space yet: the job stays in provisioning, says why, and is evaluated again later. */
   | { type: 'space.short'; message?: string }
+  /** Waiting cannot help (the object is larger than any space this machine provides) or has lasted too long. */
+  | { type: 'provision.failed'; message: string }
   | { type: 'download.done'; spaceNeeded?: number }
   | { type: 'download.failed'; message: string }
   | { type: 'process.done' }
@@ -68,6 +70,11 @@ export interface ProvisionOutput {
   hasSpace: boolean;
   /** Why not, for the operator (e.g. "needs 1.2 GB, 0.8 GB free"). */
   message?: string;
+  /**
+   * Waiting cannot help: the object is larger than any working space this machine provides, or
+   * the job has waited longer than allowed. The job fails with `message` instead of staying.
+   */
+  giveUp?: boolean;
 }
 export interface DownloadOutput {
   /** The space the downloaded files really take, when the estimate was off. */

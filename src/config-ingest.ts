@@ -3,6 +3,7 @@ import type { IngestSettings, ServiceEndpoint } from './steps/ingest/contracts.j
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
+const DAY_MS = 86_400_000;
 
 /** Collects every bad setting, so one start reports them all. */
 class Problems {
@@ -76,6 +77,8 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
     },
     workRoot: resolve(env.MRTQ_WORK_ROOT ?? resolve(dataDir, 'work')),
     maxUsedFraction: p.fraction(env, 'MRTQ_MAX_USED_FRACTION', 0.7),
+    ...(env.MRTQ_MAX_OBJECT_BYTES ? { maxObjectBytes: p.int(env, 'MRTQ_MAX_OBJECT_BYTES', 0, 1) } : {}),
+    spaceWaitLimitMs: p.int(env, 'MRTQ_SPACE_WAIT_LIMIT_MS', DAY_MS, 1),
     largeJobBytes: p.int(env, 'MRTQ_LARGE_JOB_BYTES', GiB, 1),
     largeJobPriority: p.int(env, 'MRTQ_LARGE_JOB_PRIORITY', 10),
     profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? resolve(import.meta.dirname, '..', 'profiles')),

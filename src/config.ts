@@ -16,6 +16,8 @@ export interface Config {
   containers: 'auto' | 'off';
   /** Session timeout requested from ZooKeeper, ms. */
   zkSessionTimeoutMs: number;
+  /** How long `mrtq serve` keeps trying to start while ZooKeeper is unavailable; undefined: forever. */
+  startTimeoutMs: number | undefined;
   /** pino level: fatal, error, warn, info, debug, trace or silent (LOG_LEVEL). */
   logLevel: string;
   /** Human-readable log lines instead of JSON lines (LOG_PRETTY=true). */
@@ -25,6 +27,8 @@ export interface Config {
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
   httpHost: string;
   httpPort: number;
+  /** Bytes `/events` may hold for a client that is not reading before it disconnects it (`MRTQ_EVENTS_BUFFER_BYTES`). */
+  eventsBufferBytes: number;
   /** Jaeger UI base URL (`MRTQ_JAEGER_URL`): the dashboard links jobs and batches to their traces there. */
   jaegerUrl: string | undefined;
   /** Settings of the ingest steps (fetch limits, working storage, local services, SMTP). */
@@ -96,11 +100,15 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: 
     dataDir,
     containers,
     zkSessionTimeoutMs: positiveInt('ZK_SESSION_TIMEOUT_MS', env.ZK_SESSION_TIMEOUT_MS, 10_000),
+    startTimeoutMs: env.MRTQ_START_TIMEOUT_MS
+      ? positiveInt('MRTQ_START_TIMEOUT_MS', env.MRTQ_START_TIMEOUT_MS, 0)
+      : undefined,
     logLevel: logLevel(env.LOG_LEVEL),
     logPretty: flag('LOG_PRETTY', env.LOG_PRETTY),
     apiToken: env.MRTQ_API_TOKEN || undefined,
     httpHost: env.MRTQ_HTTP_HOST ?? '127.0.0.1',
     httpPort: port('MRTQ_HTTP_PORT', env.MRTQ_HTTP_PORT, 8470),
+    eventsBufferBytes: positiveInt('MRTQ_EVENTS_BUFFER_BYTES', env.MRTQ_EVENTS_BUFFER_BYTES, 256 * 1024),
     jaegerUrl: httpUrl('MRTQ_JAEGER_URL', env.MRTQ_JAEGER_URL),
     ingest: loadIngestSettings(env, dataDir),
   };

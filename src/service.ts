@@ -1,27 +1,26 @@
-import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
 import type { BatchWork } from './queue/batch-acquire.js';
-import { registerEngine } from './queue/engines.js';
+import type { QueueContext } from './queue/context.js';
 import { GroupCommit } from './queue/group-commit.js';
 import type { Config } from './config.js';
 import { merrittJobLifecycle, type JobLifecycle } from '../machines/index.js';
 import { BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
-import { countingLedger, fileLedger, noLedger } from './engine/ledger.js';
+import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
 import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
-import { startHttpApi } from './http/index.js';
+import { startHttpApi, type HttpApiDeps, type RunningHttpApi } from './http/index.js';
 import { createIngestSteps } from './steps/ingest/index.js';
 import { loadProfiles, type ProfileStore } from './steps/ingest/profiles.js';
 import { createSimulatedSteps } from './steps/simulated.js';
-import { connectZk, type ZkClient } from './zk/index.js';
+import { createZk, type ZkClient, type ZkOptions } from './zk/index.js';
 import { startEmbedded } from './zk-server/embedded.js';
+import { Closing, startUp, startUpRetry, type StartUpOptions } from './service-startup.js';
 
 /** How `mrtq serve` runs; every field has a default. */
-export interface ServiceOptions {
+export interface ServiceOptions extends StartUpOptions {
   /** ZooKeeper to use (else ZK_CONNECT, else the embedded server). */
   zkConnect?: string;
   /** The job lifecycle to run (default Merritt's, machines/states.ts). */
@@ -64,57 +63,145 @@ async function resolveConnectString(config: Config, options: ServiceOptions, log
   return embedded.connectString;
 }
 
-/** The composition root: wires ZooKeeper, the store, the steps and the engine. */
+interface ServiceSteps {
+  jobSteps: JobStepSet;
+  batchSteps: BatchSteps;
+  accessSteps: AccessSteps;
+  profiles: ProfileStore;
+  close?: () => Promise<void>;
+}
+
+/**
+ * The HTTP API validates submissions against the profiles: the ingest steps' store, or one
+ * loaded for it when the steps are simulated.
+ */
+async function createSteps(
+  config: Config,
+  options: ServiceOptions,
+  queue: QueueContext,
+): Promise<ServiceSteps> {
+  if (options.steps !== 'simulated') return createIngestSteps(config.ingest, queue);
+  return {
+    ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
+    profiles: await loadProfiles(config.ingest.profilesDir),
+  };
+}
+
+/**
+ * The composition root: wires ZooKeeper, the store, the steps and the engine. The HTTP API
+ * listens first, so health checks are answered (`/readyz` 503) while the start-up steps that need
+ * ZooKeeper wait for it; see {@link startUp}.
+ */
 export async function startService(config: Config, options: ServiceOptions, log: Logger): Promise<Service> {
   // The heap budget it was started with (SERVE_NODE_FLAGS), or V8's default from the machine's memory.
   const heapLimitMb = Math.round(getHeapStatistics().heap_size_limit / 2 ** 20);
   log.info({ pid: process.pid, heapLimitMb }, 'service starting');
   const connectString = await resolveConnectString(config, options, log);
-  const inspector =
-    options.inspectPort !== undefined ? await startInspector({ port: options.inspectPort }) : undefined;
-  if (inspector)
-    log.info({ url: inspector.url }, 'Stately inspector relay (open in a browser on this machine)');
   const metrics = new EngineMetrics();
-  const zk = await connectZk({
+  const zkOptions: ZkOptions = {
     connectString,
     sessionTimeoutMs: config.zkSessionTimeoutMs,
     logger: log,
     onRequest: (operation, ms, outcome) => metrics.zkRequest(operation, ms, outcome),
-  });
-  const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
-  const queue = {
-    zk,
-    lifecycle: options.lifecycle ?? merrittJobLifecycle,
-    log: log.child({ component: 'queue' }),
-    now: () => new Date(),
-    commits: new GroupCommit(zk),
   };
-  // The HTTP API validates submissions against the profiles: the ingest steps' store, or one
-  // loaded for it when the steps are simulated.
-  const steps: {
-    jobSteps: JobStepSet;
-    batchSteps: BatchSteps;
-    accessSteps: AccessSteps;
-    profiles: ProfileStore;
-    close?: () => Promise<void>;
-  } =
-    options.steps === 'simulated'
-      ? {
-          ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
-          profiles: await loadProfiles(config.ingest.profilesDir),
-        }
-      : await createIngestSteps(config.ingest, queue);
-  const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
-  const engine = new Engine(
+  const zk = createZk(zkOptions);
+  const closing = new Closing();
+  closing.add(() => zk.close());
+  try {
+    const inspector =
+      options.inspectPort !== undefined ? await startInspector({ port: options.inspectPort }) : undefined;
+    if (inspector) {
+      closing.add(() => inspector.stop());
+      log.info({ url: inspector.url }, 'Stately inspector relay (open in a browser on this machine)');
+    }
+    const session = zk.session$.subscribe((event) => log.info(event, 'zookeeper session'));
+    closing.add(() => Promise.resolve(session.unsubscribe()));
+    const queue: QueueContext = {
+      zk,
+      lifecycle: options.lifecycle ?? merrittJobLifecycle,
+      log: log.child({ component: 'queue' }),
+      now: () => new Date(),
+      commits: new GroupCommit(zk),
+    };
+    const steps = await createSteps(config, options, queue);
+    if (steps.close) closing.add(steps.close);
+    const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
+    if (ledgerFile) closing.add(() => Promise.resolve(ledgerFile.close()));
+    const engine = createEngine(queue, steps, options, { ledger: ledgerFile, metrics, log, inspector });
+    let running = false;
+    const api = await serveHttp(config, options, {
+      queue,
+      profiles: steps.profiles,
+      engine,
+      metrics,
+      ready: () => running && zk.isConnected,
+      log,
+    });
+    if (api) closing.add(() => api.close());
+    const registration = await startUp(
+      { zk, zkOptions, queue, engine, httpUrl: api?.url },
+      startUpRetry(config, options, log),
+      closing,
+    );
+    running = true;
+    return {
+      httpUrl: api?.url,
+      zk,
+      engine,
+      connectString,
+      inspector,
+      async stop(graceMs = 10_000) {
+        running = false;
+        await api?.close();
+        await engine.stop(graceMs);
+        ledgerFile?.close();
+        await registration.close();
+        await steps.close?.();
+        session.unsubscribe();
+        await zk.close();
+        await inspector?.stop();
+      },
+    };
+  } catch (err) {
+    await closing.run(log);
+    throw err;
+  }
+}
+
+/** The HTTP API, unless the options say none; it listens before start-up needs ZooKeeper. */
+async function serveHttp(
+  config: Config,
+  options: ServiceOptions,
+  deps: Pick<HttpApiDeps, 'queue' | 'profiles' | 'engine' | 'metrics' | 'ready' | 'log'>,
+): Promise<RunningHttpApi | undefined> {
+  if (options.httpPort === false) return undefined;
+  const api = await startHttpApi(
+    { ...deps, token: config.apiToken, uploadDir: uploadDirOf(config), jaegerUrl: config.jaegerUrl },
+    { host: config.httpHost, port: options.httpPort ?? config.httpPort },
+  );
+  deps.log.info(
+    { url: api.url, auth: config.apiToken ? 'bearer token' : 'read-only (no MRTQ_API_TOKEN)' },
+    'HTTP API',
+  );
+  return api;
+}
+
+function createEngine(
+  queue: QueueContext,
+  steps: ServiceSteps,
+  options: ServiceOptions,
+  parts: { ledger: Ledger | undefined; metrics: EngineMetrics; log: Logger; inspector?: RunningInspector },
+): Engine {
+  return new Engine(
     {
       queue,
       jobSteps: { ...steps.jobSteps, steps: { ...steps.jobSteps.steps, ...options.extraJobSteps } },
       batchSteps: steps.batchSteps,
       accessSteps: steps.accessSteps,
-      ledger: countingLedger(ledgerFile ?? noLedger, metrics),
-      metrics,
-      log: log.child({ component: 'engine' }),
-      inspect: inspector?.inspect,
+      ledger: countingLedger(parts.ledger ?? noLedger, parts.metrics),
+      metrics: parts.metrics,
+      log: parts.log.child({ component: 'engine' }),
+      inspect: parts.inspector?.inspect,
     },
     {
       jobStates: options.jobStates,
@@ -123,68 +210,6 @@ export async function startService(config: Config, options: ServiceOptions, log:
       limits: options.limit !== undefined ? uniformLimits(queue.lifecycle, options.limit) : undefined,
     },
   );
-  await engine.start();
-  const api =
-    options.httpPort === false
-      ? undefined
-      : await startHttpApi(
-          {
-            queue,
-            profiles: steps.profiles,
-            token: config.apiToken,
-            engine,
-            metrics,
-            uploadDir: uploadDirOf(config),
-            jaegerUrl: config.jaegerUrl,
-            ready: () => zk.isConnected,
-            log,
-          },
-          { host: config.httpHost, port: options.httpPort ?? config.httpPort },
-        );
-  if (api)
-    log.info(
-      { url: api.url, auth: config.apiToken ? 'bearer token' : 'read-only (no MRTQ_API_TOKEN)' },
-      'HTTP API',
-    );
-  // Operators (GET /engines, the dashboard) see this process and whose session holds a lock.
-  const registration = await registerEngine(queue, {
-    host: hostname(),
-    pid: process.pid,
-    version: packageVersion(),
-    states: [...engine.served.jobStates],
-    batchWork: [...engine.served.batchWork],
-    startedAt: new Date().toISOString(),
-    ...(api ? { httpUrl: api.url } : {}),
-  });
-  return {
-    httpUrl: api?.url,
-    zk,
-    engine,
-    connectString,
-    inspector,
-    async stop(graceMs = 10_000) {
-      await api?.close();
-      await engine.stop(graceMs);
-      ledgerFile?.close();
-      await registration.close();
-      await steps.close?.();
-      session.unsubscribe();
-      await zk.close();
-      await inspector?.stop();
-    },
-  };
-}
-
-/** The version of this package, as the engine registration reports it. */
-function packageVersion(): string {
-  try {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
-      version?: unknown;
-    };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
 }
 
 /** Uploaded manifests go under the first `file://` root, where the ingest steps may read them. */

@@ -1,6 +1,7 @@
-import type { ZkClient } from '../zk/index.js';
+import type { Op, ZkClient } from '../zk/index.js';
 import { isZkError } from '../zk/index.js';
 import { merrittJobLifecycle } from '../../machines/index.js';
+import { persist } from './retry.js';
 
 /**
  * The peer baseline: the job lifecycle written the way the seeds describe it (003's
@@ -41,13 +42,12 @@ export async function baselineRate(
   options: BaselineOptions,
 ): Promise<{ jobsPerS: number; seconds: number }> {
   const { root, jobs } = options;
-  for (const state of [...STATES, 'completed']) await zk.mkdirp(`${root}/states/${state}`);
-  await zk.mkdirp(`${root}/batch/batch-processing`);
-  await zk.mkdirp(`${root}/batch/batch-completed`);
-  await zk.mkdirp(`${root}/jobs`);
+  const folders = [...STATES, 'completed'].map((state) => `states/${state}`);
+  for (const folder of [...folders, 'batch/batch-processing', 'batch/batch-completed', 'jobs'])
+    await persist('baseline setup', () => zk.mkdirp(`${root}/${folder}`));
   // Jobs created up front (not measured), as the engine's expansion is not in its window either.
   for (let start = 0; start < jobs; start += 500) {
-    const ops = [];
+    const ops: Op[] = [];
     for (let i = start; i < Math.min(jobs, start + 500); i++) {
       const jid = `jid${String(i).padStart(10, '0')}`;
       ops.push(
@@ -57,8 +57,12 @@ export async function baselineRate(
         { op: 'create' as const, path: `${root}/batch/batch-processing/${jid}` },
       );
     }
-    await zk.multi(ops);
+    // A multi whose answer was lost may have been applied: then its first job exists.
+    await persist('baseline setup', async () => {
+      if (!(await zk.exists(ops[0]!.path))) await zk.multi(ops);
+    });
   }
+  const write = idempotentWrites(zk);
   let completed = 0;
   let firstPickup: number | undefined;
   let stop = false;
@@ -66,34 +70,30 @@ export async function baselineRate(
   async function step(state: string, ref: string): Promise<boolean> {
     const jid = ref.slice(3);
     const lock = `${root}/jobs/${jid}/lock`;
+    if (!(await write.lock(lock))) return false;
     try {
-      await zk.create(lock, null, 'ephemeral');
-    } catch (err) {
-      if (isZkError(err, 'NODE_EXISTS') || isZkError(err, 'NO_NODE')) return false;
-      throw err;
-    }
-    try {
-      const { data } = await zk.getData(`${root}/jobs/${jid}/status`);
-      if ((JSON.parse(String(data)) as { status: string }).status !== state) return false;
-      firstPickup ??= performance.now();
+      const { data } = await persist('baseline read', () => zk.getData(`${root}/jobs/${jid}/status`));
+      const current = (JSON.parse(String(data)) as { status: string }).status;
       const next = NEXT[state]!;
-      await zk.setData(`${root}/jobs/${jid}/status`, status(next, state));
-      await zk.delete(`${root}/states/${state}/${ref}`);
-      await zk.create(`${root}/states/${next}/${ref}`);
+      // A step whose writes were cut short by a lost answer is finished by the next pass.
+      if (current !== state && current !== next) return false;
+      firstPickup ??= performance.now();
+      await write.set(`${root}/jobs/${jid}/status`, status(next, state));
+      await write.remove(`${root}/states/${state}/${ref}`);
+      await write.create(`${root}/states/${next}/${ref}`);
       if (next === 'completed') {
-        await zk.delete(`${root}/batch/batch-processing/${jid}`);
-        await zk.create(`${root}/batch/batch-completed/${jid}`);
-        completed++;
+        await write.remove(`${root}/batch/batch-processing/${jid}`);
+        if (await write.create(`${root}/batch/batch-completed/${jid}`)) completed++;
       }
       return true;
     } finally {
-      await zk.delete(lock).catch(() => undefined);
+      await write.remove(lock).catch(() => undefined);
     }
   }
 
   async function worker(state: string, index: number): Promise<void> {
     while (!stop) {
-      const refs = (await zk.getChildren(`${root}/states/${state}`)).sort();
+      const refs = (await persist('baseline list', () => zk.getChildren(`${root}/states/${state}`))).sort();
       let worked = false;
       // Workers of a state start at different places in the list, as separate daemons would.
       for (let i = 0; i < refs.length && !stop; i++) {
@@ -117,4 +117,41 @@ export async function baselineRate(
   await Promise.all(workers);
   const seconds = (ended - (firstPickup ?? started)) / 1000;
   return { jobsPerS: completed / seconds, seconds };
+}
+
+/**
+ * The recipe's writes, each tried again when its answer was lost: a create or delete that had
+ * been applied then finds its node there or gone, which is what it wanted. `create` is true when
+ * this call made the node; `lock` is true when the lock is this session's.
+ */
+function idempotentWrites(zk: ZkClient) {
+  const tolerant = (kind: 'NODE_EXISTS' | 'NO_NODE', request: () => Promise<unknown>) =>
+    persist('baseline write', async () => {
+      try {
+        await request();
+        return true;
+      } catch (err) {
+        if (isZkError(err, kind)) return false;
+        throw err;
+      }
+    });
+  return {
+    set: (path: string, data: Buffer) => persist('baseline write', () => zk.setData(path, data)),
+    create: (path: string) => tolerant('NODE_EXISTS', () => zk.create(path)),
+    remove: (path: string) => tolerant('NO_NODE', () => zk.delete(path)),
+    async lock(path: string): Promise<boolean> {
+      const mine = await persist('baseline lock', async () => {
+        try {
+          await zk.create(path, null, 'ephemeral');
+          return true;
+        } catch (err) {
+          if (isZkError(err, 'NO_NODE')) return false;
+          if (!isZkError(err, 'NODE_EXISTS')) throw err;
+          // Ours when an earlier create's answer was lost.
+          return (await zk.exists(path))?.ephemeralOwner === zk.sessionId;
+        }
+      });
+      return mine;
+    },
+  };
 }

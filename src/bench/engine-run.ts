@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { Engine, type EngineOptions } from '../engine/engine.js';
 import type { Ledger, LedgerEntry } from '../engine/ledger.js';
@@ -9,6 +10,7 @@ import { ensureQueueTree } from '../queue/tree-init.js';
 import { createSimulatedSteps } from '../steps/simulated.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
 import { merrittJobLifecycle } from '../../machines/index.js';
+import { persist } from './retry.js';
 
 /** A ledger line with the time it was written (ms, performance.now()) and the session's requests so far. */
 export type TimedEntry = LedgerEntry & { at: number; requests: number };
@@ -29,7 +31,7 @@ export async function startBenchEngine(
   options: EngineOptions = {},
 ): Promise<BenchEngine> {
   let requests = 0;
-  const zk = await connectZk({ connectString, onRequest: () => requests++ });
+  const zk = await persist('connect', () => connectZk({ connectString, onRequest: () => requests++ }));
   const log = pino({ level: 'silent' });
   const queue: QueueContext = {
     zk,
@@ -38,7 +40,7 @@ export async function startBenchEngine(
     now: () => new Date(),
     commits: new GroupCommit(zk),
   };
-  await ensureQueueTree(zk);
+  await persist('queue tree', () => ensureQueueTree(zk));
   const entries: TimedEntry[] = [];
   const ledger: Ledger = {
     record: (entry) => entries.push({ ...entry, at: performance.now(), requests }),
@@ -47,7 +49,7 @@ export async function startBenchEngine(
     { queue, ...createSimulatedSteps(), ledger, log },
     { sweepIntervalMs: 0, ...options },
   );
-  await engine.start();
+  await persist('engine start', () => engine.start());
   return {
     engine,
     zk,
@@ -67,12 +69,15 @@ export async function submitSimulated(
   jobs: number,
   submitter = 'bench',
 ): Promise<string> {
-  const { bid } = await createBatch(queue, {
+  // Under a uuid, a submission tried again after its answer was lost returns the same batch.
+  const submission = {
     profile_name: 'bench',
     submitter,
     payload_url: `sim:${jobs}`,
     type: 'manifest',
-  });
+    batchID: randomUUID(),
+  };
+  const { bid } = await persist('submit', () => createBatch(queue, submission));
   return bid;
 }
 
@@ -80,7 +85,7 @@ export async function submitSimulated(
 export async function waitForBatch(queue: QueueContext, bid: string, timeoutMs: number): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { status } = await loadBatch(queue, bid);
+    const { status } = await persist('batch status', () => loadBatch(queue, bid));
     if (status === 'completed' || status === 'failed') return;
     if (Date.now() > until) throw new Error(`batch ${bid} still ${status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));

@@ -10,6 +10,7 @@ import { provideZooKeeper } from '../zk-server/provider.js';
 import { baselineRate } from './baseline.js';
 import { createCeiling, multiCeiling } from './ceiling.js';
 import { describeMachine, type MachineDescription } from './machine.js';
+import { persist } from './retry.js';
 import { engineAtScale, seedPendingJobs } from './scale.js';
 import { median, repeat, round } from './stats.js';
 import { completionLatency, engineThroughput, expansionRate } from './throughput.js';
@@ -84,8 +85,8 @@ async function chrootQueue(
 ): Promise<{ connectString: string; zk: ZkClient; queue: QueueContext }> {
   const connectString = `${server}/${name}`;
   // A long session: a server writing a snapshot of a big tree may pause for seconds.
-  const zk = await connectZk({ connectString, sessionTimeoutMs: 30_000 });
-  await ensureQueueTree(zk);
+  const zk = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
+  await persist('queue tree', () => ensureQueueTree(zk));
   return {
     connectString,
     zk,

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { SERVE_NODE_FLAGS } from '../serve-flags.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createBatch } from '../queue/batch-create.js';
 import type { QueueContext } from '../queue/context.js';
 import { createJobs, type JobSpec } from '../queue/job-create.js';
-import { isZkError } from '../zk/index.js';
+import { persist } from './retry.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
 
@@ -41,15 +42,18 @@ export function cpuSeconds(pid: number): number {
 /**
  * Creates `count` pending jobs in one processing batch, in chunked multis (not measured). A
  * server busy writing a snapshot of a big tree may leave a multi's outcome unknown: creating
- * again is safe (positions that have a job are skipped), so each part is retried.
+ * again is safe (positions that have a job are skipped, the batch has a uuid), so each part is
+ * tried again.
  */
 export async function seedPendingJobs(queue: QueueContext, count: number): Promise<string> {
-  const { bid } = await createBatch(queue, {
+  const submission = {
     profile_name: 'bench',
     submitter: 'bench',
     payload_url: 'sim:0',
     type: 'manifest',
-  });
+    batchID: randomUUID(),
+  };
+  const { bid } = await persist('submit', () => createBatch(queue, submission));
   for (let start = 0; start < count; start += 10_000) {
     const specs: JobSpec[] = [];
     for (let position = start; position < Math.min(count, start + 10_000); position++)
@@ -62,15 +66,7 @@ export async function seedPendingJobs(queue: QueueContext, count: number): Promi
           payload_type: 'file',
         },
       });
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await createJobs(queue, bid, specs);
-        break;
-      } catch (err) {
-        if (attempt >= 5 || !isZkError(err) || !err.retryable) throw err;
-        await new Promise((r) => setTimeout(r, 1000));
-      }
-    }
+    await persist('seed jobs', () => createJobs(queue, bid, specs));
   }
   return bid;
 }

@@ -2,6 +2,7 @@ import { percentile } from './stats.js';
 import { startBenchEngine, submitSimulated, waitForBatch, type TimedEntry } from './engine-run.js';
 import { listBatchJobs } from '../queue/batch-jobs.js';
 import type { QueueContext } from '../queue/context.js';
+import { persist } from './retry.js';
 
 export interface ThroughputResult {
   jobs: number;
@@ -73,7 +74,7 @@ export async function completionLatency(
       const reporting = bench.entries.find(
         (e) => e.kind === 'commit' && e.item === bid && e.to === 'reporting',
       );
-      const jids = (await listBatchJobs(submitter, bid)).map((j) => j.jid);
+      const jids = (await persist('batch jobs', () => listBatchJobs(submitter, bid))).map((j) => j.jid);
       const lastJob = Math.max(...jids.map((jid) => completedAt.get(jid) ?? Number.NaN));
       if (reporting && Number.isFinite(lastJob)) latencies.push(reporting.at - lastJob);
     }

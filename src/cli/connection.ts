@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { QueueContext } from '../queue/context.js';
 import type { CliContext } from './context.js';
 import { commandQueueContext } from './options.js';
-import { connectZk, type ZkClient } from '../zk/index.js';
+import { connectZk, isZkError, type ZkClient } from '../zk/index.js';
 import { readEmbedded } from '../zk-server/embedded.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
@@ -21,6 +21,19 @@ export async function resolveConnectString(config: Config, flag: string | undefi
   );
 }
 
+/**
+ * What a ZooKeeper failure means to a script, as one line: unavailable (exit 3) when it did not
+ * answer, a usage error (exit 2) for a connect string or option it cannot use; undefined for any
+ * other error.
+ */
+export function zkCliError(err: unknown): CliError | undefined {
+  if (!isZkError(err)) return undefined;
+  if (err.retryable)
+    return new CliError(`ZooKeeper unavailable: ${err.message}`, ExitCode.unavailable, { cause: err });
+  if (isZkError(err, 'BAD_ARGUMENTS')) return new CliError(err.message, ExitCode.usage, { cause: err });
+  return undefined;
+}
+
 /** Connects for one command; the caller closes the client. */
 export async function connectForCommand(config: Config, flag: string | undefined): Promise<ZkClient> {
   const connectString = await resolveConnectString(config, flag);
@@ -31,13 +44,8 @@ export async function connectForCommand(config: Config, flag: string | undefined
       connectTimeoutMs: 10_000,
     });
   } catch (err) {
-    throw new CliError(
-      `Cannot connect to ZooKeeper at ${connectString}: ${(err as Error).message}`,
-      ExitCode.unavailable,
-      {
-        cause: err,
-      },
-    );
+    const message = `Cannot connect to ZooKeeper at ${connectString}: ${(err as Error).message}`;
+    throw zkCliError(err) ?? new CliError(message, ExitCode.unavailable, { cause: err });
   }
 }
 

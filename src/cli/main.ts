@@ -13,6 +13,7 @@ import { registerTree } from './commands/tree.js';
 import { registerWatch } from './commands/watch.js';
 import { registerZk } from './commands/zk.js';
 import type { CliContext } from './context.js';
+import { zkCliError } from './connection.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
 function buildProgram(config: Config): Command {
@@ -64,9 +65,11 @@ async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    if (err instanceof CliError) {
-      process.stderr.write(`mrtq: ${err.message}\n`);
-      return err.exitCode;
+    // ZooKeeper that stopped answering mid-command is "unavailable" too, said in one line.
+    const known = err instanceof CliError ? err : zkCliError(err);
+    if (known) {
+      process.stderr.write(`mrtq: ${known.message}\n`);
+      return known.exitCode;
     }
     if (err instanceof QueueError) {
       process.stderr.write(`mrtq: ${err.message}\n`);

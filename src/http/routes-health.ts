@@ -13,6 +13,7 @@ const statusBody: JsonSchema = {
 function notReadyReason(ctx: ApiContext): string {
   const session = ctx.sessionState();
   if (session !== 'connected') return `the ZooKeeper session is ${session}`;
+  // Also while start-up waits for ZooKeeper: its log says which step, attempt by attempt.
   return 'the engine consumers are not running';
 }
 
@@ -31,7 +32,8 @@ export function healthRoutes(ctx: ApiContext): RouteSpec[] {
       method: 'GET',
       url: '/readyz',
       tag: 'health',
-      summary: 'Ready: ZooKeeper session live and consumers running (503 with the reason otherwise)',
+      summary:
+        'Ready: start-up finished, ZooKeeper session live, consumers running (503 with the reason otherwise)',
       schema: { response: { 200: statusBody } },
       handler: () => {
         if (!ctx.ready())

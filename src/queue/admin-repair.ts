@@ -149,7 +149,8 @@ export async function moveForeignJob(
         data: encodeJobStatus(status, now, ctx.lifecycle),
         version: foreign.version,
       },
-      { op: 'set', path: jobChild(jid, 'priority'), data: encodeText(priority) },
+      // Written clamped; created when another tool never wrote one.
+      { op: priorityNode ? 'set' : 'create', path: jobChild(jid, 'priority'), data: encodeText(priority) },
     ];
     if (ref) ops.push({ op: 'delete', path: ref });
     if (to !== 'deleted') ops.push({ op: 'create', path: jobRef(to, priority, jid) });

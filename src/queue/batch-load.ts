@@ -56,6 +56,8 @@ export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRe
     submission: decodeJsonObject(batchChild(bid, 'submission'), submission.data) as Submission,
     hasStates: states !== undefined,
     expansion: stored.expansion,
+    // An expansion that started and never finished, in a batch that has left processing: it failed.
+    expansionFailed: stored.expansion === 'started' && stored.status !== 'processing',
     traceparent: stored.traceparent,
   };
 }

@@ -25,6 +25,7 @@ function checkJob(job: JobScan, scan: QueueScan, index: RefIndex, settings: Chec
   const priority = priorityOf(job, out);
   const bid = batchOf(job, scan, out);
   checkConfiguration(job, out);
+  if (state && !settings.lifecycle.isFinal(state)) checkOptionalNodes(job, out);
   // Where refs belong follows from the status; with no usable status there is nothing to compare.
   if (state) {
     const refProblems = [
@@ -170,6 +171,32 @@ function checkConfiguration(job: JobScan, out: DoctorProblem[]): void {
     out.push(
       problem('JOB_CONFIGURATION_INVALID', job.jid, path, `${decoded.message}; expected a JSON object`),
     );
+}
+
+/** What each optional node holds, for the message about one that is missing. */
+const OPTIONAL_NODES = {
+  priority: 'the priority as text (lower runs first, default 5)',
+  space_needed: 'the estimated bytes as text (0 until estimated)',
+} as const;
+
+/**
+ * A job that can still move without `priority` or `space_needed` (another tool wrote it so):
+ * readers take the defaults and this engine creates the node at the job's next transition, but
+ * Merritt's own services set them without creating them, and fail.
+ */
+function checkOptionalNodes(job: JobScan, out: DoctorProblem[]): void {
+  for (const [key, holds] of Object.entries(OPTIONAL_NODES) as [keyof typeof OPTIONAL_NODES, string][]) {
+    if (job.children.has(key)) continue;
+    const path = jobChild(job.jid, key);
+    out.push(
+      problem(
+        'JOB_NODE_MISSING',
+        job.jid,
+        path,
+        `${path} is missing; expected ${holds}. This engine creates it at the job's next transition; Merritt's own services fail setting it: create it (e.g. with the default)`,
+      ),
+    );
+  }
 }
 
 /** The one problem of a job's `/jobs/states` ref, if any. */

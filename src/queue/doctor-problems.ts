@@ -17,6 +17,8 @@ export type DoctorCode =
   | 'JOB_CONFIGURATION_MISSING'
   | 'JOB_CONFIGURATION_INVALID'
   | 'JOB_PRIORITY_INVALID'
+  /** A live job without `priority` or `space_needed`: mrt-zk creates both; Merritt's services fail setting them. */
+  | 'JOB_NODE_MISSING'
   /** No `/jobs/states/*\/PP-jid` ref: no consumer will ever see the job. */
   | 'JOB_NO_STATE_REF'
   | 'JOB_STATE_REF_DUPLICATE'

@@ -6,6 +6,9 @@ import { clampPriority, jobChild, jobPath, type JobKey } from './paths.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata, JobStore } from './records.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
 
+/** Nodes mrt-zk creates with every job but readers may find absent: read as their defaults. */
+export type OptionalJobNode = 'priority' | 'space_needed';
+
 /** A job as read from ZooKeeper: the machine's stored state plus the rest of its nodes. */
 export interface JobRecord extends StoredJob {
   lastModified: string;
@@ -24,6 +27,16 @@ export interface JobRecord extends StoredJob {
   priorityWritten?: number;
   /** Versions of hand-off nodes that exist but are empty (another tool created them so): set, not created. */
   emptyNodeVersions?: Partial<Record<'store' | 'inventory', number>>;
+  /**
+   * Optional nodes the job lacks (another tool wrote it without them): read as their defaults,
+   * and created by the next transition, which would otherwise fail setting them.
+   */
+  absentNodes?: readonly OptionalJobNode[];
+}
+
+function absentNodes(nodes: Record<OptionalJobNode, Read>): Pick<JobRecord, 'absentNodes'> {
+  const absent = (Object.keys(nodes) as OptionalJobNode[]).filter((key) => nodes[key] === undefined);
+  return absent.length > 0 ? { absentNodes: absent } : {};
 }
 
 function emptyVersions(nodes: Partial<Record<'store' | 'inventory', Read>>): JobRecord['emptyNodeVersions'] {
@@ -97,5 +110,6 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     store: optionalJson<JobStore>(jid, 'store', store),
     inventory: optionalJson<JobInventory>(jid, 'inventory', inventory),
     emptyNodeVersions: emptyVersions({ store, inventory }),
+    ...absentNodes({ priority, space_needed: spaceNeeded }),
   };
 }

@@ -8,7 +8,7 @@ import { batchFolderForJob } from './batch-jobs.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import type { AcquiredJob } from './job-acquire.js';
-import type { JobRecord } from './job-load.js';
+import type { JobRecord, OptionalJobNode } from './job-load.js';
 import { findRefIn } from './job-refs.js';
 import { assertSameSession } from './locks.js';
 import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef, jobStateFolder } from './paths.js';
@@ -57,13 +57,17 @@ export function jobTransitionOps(
   ];
   const newRef = jobRef(next.status, next.priority, job.jobId);
   if (newRef !== ref) ops.push({ op: 'delete', path: ref }, { op: 'create', path: newRef });
-  if (next.priority !== job.priority || job.priorityWritten !== undefined) {
-    const priority = clampPriority(next.priority);
-    ops.push({ op: 'set', path: jobChild(job.jobId, 'priority'), data: encodeText(priority) });
-  }
-  if (next.spaceNeeded !== job.spaceNeeded) {
-    ops.push({ op: 'set', path: jobChild(job.jobId, 'space_needed'), data: encodeText(next.spaceNeeded) });
-  }
+  // An optional node another tool left out is created (a set would fail the whole multi).
+  const absent = new Set(job.absentNodes);
+  const write = (key: OptionalJobNode, value: number): Op => ({
+    op: absent.has(key) ? 'create' : 'set',
+    path: jobChild(job.jobId, key),
+    data: encodeText(value),
+  });
+  if (absent.has('priority') || next.priority !== job.priority || job.priorityWritten !== undefined)
+    ops.push(write('priority', clampPriority(next.priority)));
+  if (absent.has('space_needed') || next.spaceNeeded !== job.spaceNeeded)
+    ops.push(write('space_needed', next.spaceNeeded));
   if (options.identifiers) {
     const op = job.identifiers ? 'set' : 'create';
     ops.push({ op, path: jobChild(job.jobId, 'identifiers'), data: encodeJson(options.identifiers) });
@@ -126,6 +130,7 @@ export function plannedJobRecord(
     ...context,
     priority: clampPriority(context.priority),
     priorityWritten: undefined,
+    absentNodes: undefined,
     status: to,
     statusVersion: job.statusVersion + 1,
     identifiers: options.identifiers ?? job.identifiers,
@@ -137,10 +142,10 @@ export function plannedJobRecord(
 /**
  * Commits `event` for a job this session has locked, as ONE multi (DESIGN.md invariant 1):
  * check the lock, set the status with its expected version, move the `/jobs/states` ref (its
- * priority too), write changed priority, space_needed, identifiers or inventory, move the batch
- * ref when its folder changes, and release the lock. The machine decides the target; an event
- * it refuses is INVALID_TRANSITION. A lost lock gives LOCK_LOST and a moved status CONFLICT,
- * both with nothing written.
+ * priority too), write changed priority, space_needed (either created when absent), identifiers
+ * or inventory, move the batch ref when its folder changes, and release the lock. The machine
+ * decides the target; an event it refuses is INVALID_TRANSITION. A lost lock gives LOCK_LOST and
+ * a moved status CONFLICT, both with nothing written.
  */
 export async function commitJobTransition(
   ctx: QueueContext,

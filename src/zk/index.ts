@@ -1,7 +1,8 @@
 /**
  * The ZooKeeper port: the only module that talks to node-zookeeper-client (DESIGN.md §5, §6).
  */
-export { connectZk } from './connect.js';
+export { connectZk, createZk, ensureChroot, whenConnected } from './connect.js';
+export { retryWhileUnavailable, type RetryOptions } from './retry.js';
 export { ZkClient, type NodeData } from './client.js';
 export {
   ZkError,

@@ -36,13 +36,15 @@ export function createLibClient(connectString: string, options: LibClientOptions
 }
 
 interface ClientInternals {
-  connectionManager?: { socket?: Socket; state?: number };
+  connectionManager?: { socket?: Socket; state?: number; onSocketData?: (data: Buffer) => void };
 }
 
 /** ConnectionManager.STATES.CLOSED: the socket is gone and the library will not reconnect. */
 const CONNECTION_CLOSED = -2;
 /** ConnectionManager.STATES.CONNECTING: a connect request is out, no answer yet. */
 const CONNECTION_CONNECTING = 1;
+/** ConnectionManager.STATES.CONNECTED and CONNECTED_READ_ONLY: a session is answering. */
+const CONNECTION_LIVE = new Set([2, 3]);
 
 function internals(client: LibClient): ClientInternals['connectionManager'] {
   return (client as unknown as ClientInternals).connectionManager;
@@ -52,12 +54,24 @@ function internals(client: LibClient): ClientInternals['connectionManager'] {
  * Closes a library client and makes sure its socket goes away. `close()` sends closeSession and
  * waits for the server to hang up, which a frozen server never does; and it throws when called
  * between reconnect attempts (no socket yet). After `graceMs` the socket is destroyed.
+ *
+ * A client still connecting is cut off at once: once closing, the library reads the server's late
+ * answer to its connect request as a reply header, takes part of the session id for an error
+ * code and throws "Unknown code" from its socket handler, which ends the process (seen when a
+ * frozen server thawed just after a connect attempt had timed out).
  */
 export async function closeLibClient(client: LibClient, graceMs: number): Promise<void> {
+  const manager = internals(client);
+  const connecting = manager !== undefined && !CONNECTION_LIVE.has(manager.state ?? -1);
   try {
     client.close();
   } catch {
     // Between reconnect attempts there is no socket yet; one opened late is destroyed below.
+  }
+  if (manager && connecting) {
+    // Sockets the library opens from now on (a reconnect already scheduled) read nothing.
+    manager.onSocketData = () => undefined;
+    manager.socket?.destroy();
   }
   const until = Date.now() + graceMs;
   while (internals(client)?.state !== CONNECTION_CLOSED && Date.now() < until) {

@@ -83,10 +83,15 @@ export class Session {
     return this.closed;
   }
 
-  /** Connects the first client; false (and closed) when no session is made within `timeoutMs`. */
-  async open(timeoutMs: number): Promise<boolean> {
+  /** Starts connecting the first client without waiting: the library tries until a session is made. */
+  start(): void {
     this.watchdog.start(this.timingNow);
     this.client.connect();
+  }
+
+  /** Connects the first client; false (and closed) when no session is made within `timeoutMs`. */
+  async open(timeoutMs: number): Promise<boolean> {
+    this.start();
     const connected = await this.waitForState('connected', timeoutMs);
     if (!connected) await this.close();
     return connected;

@@ -21,6 +21,29 @@ export async function startEngineProcess(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<EngineProcess> {
+  const engine = spawnEngineProcess(connectString, args, env);
+  const started = Date.now();
+  while (!engine.output().includes('"msg":"service running')) {
+    if (engine.proc.exitCode !== null || engine.proc.signalCode !== null) {
+      await engine.exited; // its last lines say why
+      throw new Error(`engine exited early:\n${engine.output()}`);
+    }
+    if (Date.now() - started > 30_000) {
+      // Nobody will stop an engine the caller never got: it would take a later test's work.
+      engine.proc.kill('SIGKILL');
+      throw new Error(`engine did not start within 30 s:\n${engine.output()}`);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return engine;
+}
+
+/** Starts `mrtq serve` like {@link startEngineProcess}, without waiting for its start-up to finish. */
+export function spawnEngineProcess(
+  connectString: string,
+  args: string[],
+  env: Record<string, string> = {},
+): EngineProcess {
   const steps = args.includes('--steps') ? [] : ['--steps', 'simulated'];
   // Many engines share this machine: each takes a free HTTP port.
   if (!args.includes('--http-port') && !args.includes('--no-http')) steps.push('--http-port', '0');
@@ -36,19 +59,6 @@ export async function startEngineProcess(
   const exited = new Promise<number | string>((resolve) =>
     proc.once('close', (code, sig) => resolve(code ?? sig ?? -1)),
   );
-  const started = Date.now();
-  while (!out.includes('"msg":"service running')) {
-    if (proc.exitCode !== null || proc.signalCode !== null) {
-      await exited; // its last lines say why
-      throw new Error(`engine exited early:\n${out}`);
-    }
-    if (Date.now() - started > 30_000) {
-      // Nobody will stop an engine the caller never got: it would take a later test's work.
-      proc.kill('SIGKILL');
-      throw new Error(`engine did not start within 30 s:\n${out}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
   return {
     proc,
     pid: proc.pid!,

@@ -25,6 +25,7 @@ export function testIngestSettings(dir: string, over: Partial<IngestSettings> = 
     // Tests must not depend on how full the host's disk is (a CI machine's may be over 70 %);
     // the provisioning rule itself is tested with explicit fractions.
     maxUsedFraction: 0.99,
+    spaceWaitLimitMs: 86_400_000,
     largeJobBytes: 1024 * 1024,
     largeJobPriority: 20,
     profilesDir: join(dir, 'profiles'),

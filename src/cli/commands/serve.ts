@@ -3,7 +3,8 @@ import { merrittJobLifecycle } from '../../../machines/index.js';
 import { BATCH_WORK } from '../../engine/engine.js';
 import { createLogger } from '../../logger.js';
 import type { BatchWork } from '../../queue/batch-acquire.js';
-import { startService } from '../../service.js';
+import { startService, type Service, type ServiceOptions } from '../../service.js';
+import { zkCliError } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { nonNegative } from '../options.js';
@@ -39,6 +40,25 @@ interface ServeFlags {
   inspectPort: number;
   http: boolean;
   httpPort?: number;
+  startTimeout?: number;
+}
+
+function serviceOptions(ctx: CliContext, flags: ServeFlags, signal: AbortSignal): ServiceOptions {
+  return {
+    zkConnect: ctx.zkFlag(),
+    jobStates: flags.states,
+    batchWork: flags.batches ?? (flags.states ? [] : undefined),
+    steps: flags.steps as ServiceOptions['steps'],
+    stepDelayMs: flags.stepDelay,
+    ledgerFile: flags.ledger,
+    sweepIntervalMs: flags.sweep,
+    limit: flags.limit,
+    inspectPort: flags.inspect ? flags.inspectPort : undefined,
+    httpPort: flags.http ? flags.httpPort : false,
+    // 0: never give up, whatever the configuration says.
+    startTimeoutMs: flags.startTimeout === 0 ? undefined : (flags.startTimeout ?? ctx.config.startTimeoutMs),
+    signal,
+  };
 }
 
 /** `mrtq serve`: the engine as a long-running service, stopped gracefully by SIGTERM or SIGINT. */
@@ -82,6 +102,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
       nonNegative('--http-port'),
     )
     .option('--no-http', 'serve no HTTP API')
+    .option(
+      '--start-timeout <ms>',
+      'give up starting (exit 3) when ZooKeeper is unavailable this long; 0 never (default MRTQ_START_TIMEOUT_MS, else never)',
+      nonNegative('--start-timeout'),
+    )
     .option('--inspect', 'start the Stately inspector relay and attach it to every machine actor')
     .option('--inspect-port <port>', 'port of the inspector relay', nonNegative('--inspect-port'), 8080)
     .action(async (flags: ServeFlags) => {
@@ -89,27 +114,25 @@ export function registerServe(program: Command, ctx: CliContext): void {
         throw new CliError(`unknown --steps "${flags.steps}" (available: ingest, simulated)`, ExitCode.usage);
       }
       const log = createLogger({ level: ctx.config.logLevel, pretty: ctx.config.logPretty });
-      // Listen for the stop signal before starting, so a SIGTERM during start-up also ends cleanly.
+      // Listen for the stop signal before starting: a SIGTERM during start-up (which waits for
+      // ZooKeeper as long as it takes) ends it cleanly.
+      const stopping = new AbortController();
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', resolve);
-        process.once('SIGTERM', resolve);
+        const stop = (signal: NodeJS.Signals): void => {
+          stopping.abort(new Error(`stopped by ${signal}`));
+          resolve(signal);
+        };
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
       });
-      const service = await startService(
-        ctx.config,
-        {
-          zkConnect: ctx.zkFlag(),
-          jobStates: flags.states,
-          batchWork: flags.batches ?? (flags.states ? [] : undefined),
-          steps: flags.steps,
-          stepDelayMs: flags.stepDelay,
-          ledgerFile: flags.ledger,
-          sweepIntervalMs: flags.sweep,
-          limit: flags.limit,
-          inspectPort: flags.inspect ? flags.inspectPort : undefined,
-          httpPort: flags.http ? flags.httpPort : false,
-        },
-        log,
-      );
+      let service: Service;
+      try {
+        service = await startService(ctx.config, serviceOptions(ctx, flags, stopping.signal), log);
+      } catch (err) {
+        if (!stopping.signal.aborted) throw zkCliError(err) ?? err;
+        log.info({ signal: await stopSignal }, 'stopped during start-up');
+        return;
+      }
       log.info(
         { connectString: service.connectString, http: service.httpUrl, pid: process.pid },
         'service running; stop with Ctrl-C',

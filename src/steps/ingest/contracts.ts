@@ -78,6 +78,14 @@ export interface IngestSettings {
   workRoot: string;
   /** Provisioning holds jobs while the working storage is fuller than this (0..1, default 0.7). */
   maxUsedFraction: number;
+  /**
+   * The largest object (space needed, bytes) provisioning admits; a larger one fails there.
+   * Default: `maxUsedFraction` of what the working file system can hold, the most the rule above
+   * could ever admit.
+   */
+  maxObjectBytes?: number;
+  /** How long a job may wait in provisioning for space before it fails (ms). */
+  spaceWaitLimitMs: number;
   /** Estimating raises the priority number of jobs above this many bytes to `largeJobPriority`. */
   largeJobBytes: number;
   largeJobPriority: number;

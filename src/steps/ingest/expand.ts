@@ -78,8 +78,8 @@ async function specsOf(deps: ExpandDeps, x: Expansion, kind: SubmissionKind): Pr
  * `object-manifest` (one job each), `manifest-of-manifests` and `manifest-of-containers` (one job
  * per manifest entry, at its position). Jobs take the profile's priority, collection and response
  * type. Re-running after a crash creates no job twice (createJobs skips known positions).
- * Unknown type or profile, an unusable payload URL or a corrupt batch manifest throw: the engine
- * fails the batch with that message.
+ * Unknown type or profile, an unusable payload URL or a corrupt batch manifest throw: the batch
+ * goes to reporting with that message, the depositor's report says it, and the batch ends failed.
  */
 export function createExpandStep(deps: ExpandDeps): BatchSteps['expand'] {
   return async ({ batch, signal, log, queue }: ExpandArgs) => {

@@ -12,7 +12,7 @@ import { createMinter } from './minter.js';
 import { createNotifyStep } from './notify.js';
 import { createProcessStep } from './process.js';
 import { loadProfiles, type ProfileStore } from './profiles.js';
-import { createProvisionStep } from './provision.js';
+import { createProvisionStep, waitedInQueue } from './provision.js';
 import { createRecordStep } from './record.js';
 import { createReportStep, describeJobsFromQueue } from './report.js';
 import { createStorage } from './storage.js';
@@ -76,7 +76,7 @@ export async function createIngestSteps(settings: IngestSettings, queue: QueueCo
     jobSteps: {
       steps: {
         estimate: createEstimateStep({ fetcher, settings }),
-        provision: createProvisionStep({ settings }),
+        provision: createProvisionStep({ settings, waited: waitedInQueue(queue) }),
         download: createDownloadStep({ fetcher, settings }),
         process: createProcessStep({ settings, minter, inventory, queue }),
         store: createStoreStep({ settings, storage, fetcher, queue }),

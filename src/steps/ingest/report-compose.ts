@@ -1,3 +1,4 @@
+import { expansionFailureOf } from '../../../machines/index.js';
 import type { BatchJobLists } from '../contracts.js';
 import type { BatchRecord } from '../../queue/batch-load.js';
 import type { StatusReport } from '../../queue/records.js';
@@ -96,11 +97,24 @@ function updateBody(input: ReportInput): string[] {
   ];
 }
 
+/** Why the batch could not be expanded into jobs, when it could not: the first thing the depositor reads. */
+function expansionFailure(batch: BatchRecord): string[] {
+  const why = expansionFailureOf(batch);
+  if (why === undefined) return [];
+  return [
+    '',
+    `The batch could not be expanded into jobs: ${why}`,
+    'Correct the submission and submit it again.',
+  ];
+}
+
 /** The depositor's report: subject and plain text. */
 export function composeReport(input: ReportInput): ComposedReport {
   const { batch, jobs } = input;
   const name = batch.submission.batchID ?? batch.batchId;
-  const counts = `${jobs.completed.length} completed, ${jobs.failed.length} failed`;
+  const counts = batch.expansionFailed
+    ? 'failed, could not be expanded into jobs'
+    : `${jobs.completed.length} completed, ${jobs.failed.length} failed`;
   const subject = input.update
     ? `Merritt batch ${name} (${batch.submission.profile_name}) update: ${counts}`
     : `Merritt batch ${name} (${batch.submission.profile_name}): ${counts}`;
@@ -111,5 +125,8 @@ export function composeReport(input: ReportInput): ComposedReport {
         ...section('Failed jobs', jobs.failed, input.summaries),
       ];
   const deleted = section('Deleted jobs', jobs.deleted, input.summaries);
-  return { subject, text: [...header(input), ...body, ...deleted, ''].join('\n') };
+  return {
+    subject,
+    text: [...header(input), ...expansionFailure(batch), ...body, ...deleted, ''].join('\n'),
+  };
 }

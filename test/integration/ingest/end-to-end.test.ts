@@ -1,10 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Engine } from '../../../src/engine/engine.js';
 import { createAccess, loadAccess } from '../../../src/queue/access.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
 import { loadBatch } from '../../../src/queue/batch-load.js';
@@ -12,15 +10,13 @@ import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { loadJob, type JobRecord } from '../../../src/queue/job-load.js';
 import type { Submission } from '../../../src/queue/records.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { serializeCheckm } from '../../../src/steps/ingest/checkm.js';
-import { createIngestSteps, type IngestSteps } from '../../../src/steps/ingest/index.js';
 import { objectDir } from '../../../src/steps/ingest/storage-local.js';
 import { zipOf } from '../../support/archives.js';
+import { startIngestEngine, type IngestEngine } from '../../support/ingest-engine.js';
 import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { testIngestSettings } from '../../support/intake-fixtures.js';
-import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 // Every submission type from a real HTTP server through the real ingest steps and the engine,
@@ -39,8 +35,7 @@ describe('ingest end to end', () => {
   let http: HttpFixture;
   let dir: string;
   let ctx: QueueContext;
-  let steps: IngestSteps;
-  let engine: Engine;
+  let ingest: IngestEngine | undefined;
   let dataDir: string;
 
   const serve = (path: string, data: Buffer | string): string => {
@@ -97,31 +92,13 @@ describe('ingest end to end', () => {
     dir = mkdtempSync(join(tmpdir(), 'mrtq-e2e-'));
     const settings = testIngestSettings(dir);
     dataDir = settings.dataDir;
-    mkdirSync(settings.profilesDir, { recursive: true });
-    writeFileSync(
-      join(settings.profilesDir, 'e2e.yaml'),
-      'collection: e2e\npriority: 5\nresponseType: json\n',
-    );
-    ctx = queueContext(await chroot.connect());
-    await ensureQueueTree(ctx.zk);
-    const queue = queueContext(await chroot.connect());
-    steps = await createIngestSteps(settings, queue);
-    engine = new Engine(
-      {
-        queue,
-        jobSteps: steps.jobSteps,
-        batchSteps: steps.batchSteps,
-        accessSteps: steps.accessSteps,
-        ledger: { record: () => {} },
-        log: pino({ level: 'silent' }),
-      },
-      { sweepIntervalMs: 0 },
-    );
-    await engine.start();
+    ingest = await startIngestEngine(chroot, settings, {
+      e2e: 'collection: e2e\npriority: 5\nresponseType: json\n',
+    });
+    ctx = ingest.ctx;
   });
   afterAll(async () => {
-    await engine?.stop(2000);
-    await steps?.close();
+    await ingest?.stop();
     await http?.close();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });

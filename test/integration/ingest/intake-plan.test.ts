@@ -115,7 +115,12 @@ describe('planning a job: estimating and provisioning', () => {
   });
 
   describe('provisioning', () => {
-    const disk = (freeBlocks: number): SpaceStats => ({ bsize: 1024, blocks: 1000, bavail: freeBlocks });
+    const disk = (freeBlocks: number): SpaceStats => ({
+      bsize: 1024,
+      blocks: 1000,
+      bfree: freeBlocks,
+      bavail: freeBlocks,
+    });
 
     it('proceeds and creates the working directory while the disk stays under the threshold', async () => {
       const provision = createProvisionStep({
@@ -135,7 +140,10 @@ describe('planning a job: estimating and provisioning', () => {
       const job = jobRecordOf({}, { spaceNeeded: 300 * 1024 });
       const result = await provision(args(job));
       expect(result.hasSpace).toBe(false);
-      expect(result.message).toBe(
+      expect(result.message).toMatch(
+        /^waiting \d+\.\d s so far for working space \(gives up after 24\.0 h\): /,
+      );
+      expect(result.message).toContain(
         `needs 300.0 KiB, 500.0 KiB free of 1000.0 KiB on ${settings.workRoot}; it would be 80.0% full, the limit is 70.0%`,
       );
       expect(existsSync(workDirOf(settings.workRoot, job.batchId, job.jobId))).toBe(false);
@@ -147,6 +155,26 @@ describe('planning a job: estimating and provisioning', () => {
         statfs: () => Promise.resolve(disk(10)),
       });
       expect((await provision(args(jobRecordOf({}, { spaceNeeded: 11 * 1024 })))).hasSpace).toBe(false);
+    });
+
+    it('gives up on a job whose space cannot be read once it has waited as long as allowed', async () => {
+      const provision = (waitedMs: number) =>
+        createProvisionStep({
+          settings: { ...settings, spaceWaitLimitMs: 60_000 },
+          statfs: () => Promise.reject(new Error('EIO: i/o error, statfs')),
+          waited: () => Promise.resolve(waitedMs),
+        });
+      const job = jobRecordOf({});
+      expect(await provision(30_000)(args(job))).toEqual({
+        hasSpace: false,
+        message:
+          'waiting 30 s so far for working space (gives up after 60 s): cannot tell whether there is working space: EIO: i/o error, statfs',
+      });
+      const gaveUp = await provision(61_000)(args(job));
+      expect(gaveUp.giveUp).toBe(true);
+      expect(gaveUp.message).toMatch(
+        /^gave up after waiting 61 s for working space \(the limit is 60 s\): cannot tell whether/,
+      );
     });
 
     it('reads the real file system by default', async () => {

@@ -85,6 +85,7 @@ export function outputSettings(root: string): IngestSettings {
     // Tests must not depend on how full the host's disk is (a CI machine's may be over 70 %);
     // the provisioning rule itself is tested with explicit fractions.
     maxUsedFraction: 0.99,
+    spaceWaitLimitMs: 86_400_000,
     largeJobBytes: 1e9,
     largeJobPriority: 10,
     profilesDir: join(root, 'profiles'),
@@ -109,6 +110,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     jobCount: 3,
     completedJobs: 0,
     failedJobs: 0,
+    expansionFailed: false,
     submission: {
       profile_name: 'demo_profile',
       submitter: 'jdoe',

@@ -47,6 +47,20 @@ describe('configuration from the environment', () => {
     expect(problems).toContain('MRTQ_MINTER_URL');
   });
 
+  it('bounds provisioning: a wait limit of 24 h unless set, a largest object only when set', () => {
+    const defaults = loadConfig({}).ingest;
+    expect(defaults.spaceWaitLimitMs).toBe(86_400_000);
+    expect(defaults.maxObjectBytes).toBeUndefined();
+    const set = loadConfig({
+      MRTQ_SPACE_WAIT_LIMIT_MS: '60000',
+      MRTQ_MAX_OBJECT_BYTES: '1099511627776',
+    }).ingest;
+    expect(set).toMatchObject({ spaceWaitLimitMs: 60_000, maxObjectBytes: 1_099_511_627_776 });
+    const bad = () => loadConfig({ MRTQ_SPACE_WAIT_LIMIT_MS: '0', MRTQ_MAX_OBJECT_BYTES: 'big' });
+    expect(bad).toThrow(/MRTQ_SPACE_WAIT_LIMIT_MS/);
+    expect(bad).toThrow(/MRTQ_MAX_OBJECT_BYTES/);
+  });
+
   it('refuses a bad session timeout by name', () => {
     expect(() => loadConfig({ ZK_SESSION_TIMEOUT_MS: 'soon' })).toThrow(/ZK_SESSION_TIMEOUT_MS/);
   });

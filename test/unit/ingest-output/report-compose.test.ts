@@ -12,6 +12,7 @@ function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
     jobCount: 3,
     completedJobs: 0,
     failedJobs: 0,
+    expansionFailed: false,
     submission: {
       profile_name: 'demo_profile',
       submitter: 'jdoe',
@@ -44,6 +45,31 @@ describe('the depositor report', () => {
     expect(report.text).toContain('Jobs: 3 (2 completed, 1 failed, 0 deleted)');
     expect(report.text).toContain('Completed jobs (2):\n  jid1  ark:/99999/fk4a  local id loc1\n  jid2\n');
     expect(report.text).toContain('Failed jobs (1):\n  jid3  download failed: 404 for https://x/y\n');
+  });
+
+  it('a batch that could not be expanded says why first, also in an update', () => {
+    const batch = batchRecord({
+      expansionFailed: true,
+      message:
+        'batch manifest line 3: nfo:fileSize "x" is not a size in bytes; the report could not be sent: SMTP refused',
+    });
+    const jobs = { completed: [], failed: [], deleted: [] };
+    for (const update of [false, true]) {
+      const { subject, text } = composeReport({
+        batch,
+        update,
+        jobs,
+        previous: undefined,
+        summaries: new Map(),
+      });
+      expect(subject).toMatch(
+        /^Merritt batch bu-123 \(demo_profile\)( update)?: failed, could not be expanded into jobs$/,
+      );
+      expect(text).toContain(
+        'Jobs: 0 (0 completed, 0 failed, 0 deleted)\n\nThe batch could not be expanded into jobs: batch manifest line 3: nfo:fileSize "x" is not a size in bytes\n',
+      );
+      expect(text).not.toContain('SMTP');
+    }
   });
 
   it('an update says what changed since the previous report', () => {

@@ -39,18 +39,46 @@ describe('batch machine', () => {
     );
   });
 
-  it('a batch leaves processing only when its jobs are done, or when it cannot be expanded', () => {
+  it('a batch leaves processing for reporting when its jobs are done, or when it cannot be expanded', () => {
     const processing = storedBatch('processing');
     expect(nextBatchState(processing, { type: 'expand.done', jobCount: 4 })).toMatchObject({
       to: 'processing',
       context: { jobCount: 4 },
     });
-    expect(nextBatchState(processing, { type: 'batch.jobs-done' })).toMatchObject({ to: 'reporting' });
+    expect(nextBatchState(processing, { type: 'batch.jobs-done' })).toMatchObject({
+      to: 'reporting',
+      context: { expansionFailed: false },
+    });
     expect(nextBatchState(processing, { type: 'expand.failed', message: 'not a manifest' })).toMatchObject({
-      to: 'failed',
-      context: { message: 'not a manifest' },
+      to: 'reporting',
+      context: { message: 'not a manifest', expansionFailed: true },
     });
   });
+
+  it.each(['reporting', 'update-reporting'] as const)(
+    'a batch whose expansion failed ends failed once %s, keeping why',
+    (state) => {
+      const unexpanded = storedBatch(state, { expansionFailed: true, message: 'line 3: not a URL' });
+      const done = { type: 'report.done', completedJobs: 0, failedJobs: 0 } as const;
+      expect(nextBatchState(unexpanded, done)).toMatchObject({
+        to: 'failed',
+        context: { message: 'line 3: not a URL', expansionFailed: true },
+      });
+      const notSent = nextBatchState(unexpanded, { type: 'report.failed', message: 'SMTP refused' });
+      expect(notSent).toMatchObject({
+        to: 'failed',
+        context: { message: 'line 3: not a URL; the report could not be sent: SMTP refused' },
+      });
+      // Sent again after it failed: the reason stays, the older report failure does not pile up.
+      const again = storedBatch(state, {
+        expansionFailed: true,
+        message: notSent.ok ? notSent.context.message : '',
+      });
+      expect(nextBatchState(again, { type: 'report.failed', message: 'timeout' })).toMatchObject({
+        context: { message: 'line 3: not a URL; the report could not be sent: timeout' },
+      });
+    },
+  );
 
   it('a requeued job takes its failed batch back to processing', () => {
     const failed = storedBatch('failed', { failedJobs: 1, message: 'report: 1 failed' });
@@ -81,13 +109,21 @@ describe('batch steps', () => {
     expect(snapshot.context.jobCount).toBe(7);
   });
 
-  it('an expansion that fails fails the batch with its message', async () => {
+  it('an expansion that fails is reported with its message, and then the batch is failed', async () => {
+    const reported: ReportInput[] = [];
+    const report = fromPromise<ReportOutput, ReportInput>(({ input: reportInput }) => {
+      reported.push(reportInput);
+      return Promise.resolve({ completedJobs: 0, failedJobs: 0 });
+    });
     const machine = batchMachineAt('processing').provide({
-      actors: { expand: failingStep<ExpandOutput, BatchStepInput>('manifest line 3 is not a URL') },
+      actors: { expand: failingStep<ExpandOutput, BatchStepInput>('manifest line 3 is not a URL'), report },
     });
     const actor = createActor(machine, { input }).start();
     const snapshot = await waitFor(actor, (s) => s.matches('failed'));
     expect(snapshot.context.message).toBe('manifest line 3 is not a URL');
+    expect(reported).toEqual([
+      expect.objectContaining({ expansionFailed: true, message: 'manifest line 3 is not a URL' }),
+    ]);
   });
 
   it.each([

@@ -23,6 +23,7 @@ export const jobEventSamples: Samples<JobEvent> = {
   'estimate.done': [{ type: 'estimate.done', spaceNeeded: 1_000_000_000, priority: 10 }],
   'provision.done': [{ type: 'provision.done' }],
   'space.short': [{ type: 'space.short' }],
+  'provision.failed': [{ type: 'provision.failed', message: 'needs 900 TiB; at most 70 GiB fits here' }],
   'download.done': [{ type: 'download.done', spaceNeeded: 1_100_000_000 }],
   'download.failed': [{ type: 'download.failed', message: 'GET https://example.org/f returned 503' }],
   'process.done': [{ type: 'process.done' }],
@@ -109,6 +110,7 @@ export function storedBatch(
     completedJobs: 0,
     failedJobs: 0,
     message: null,
+    expansionFailed: false,
     ...overrides,
   };
 }

@@ -78,8 +78,8 @@ const models: Record<
   job: {
     machine: quietJobMachine,
     events: allJobEvents,
-    // A failed job whose last success is estimating resumes at provisioning; the machine never
-    // writes that record itself (estimating and provisioning cannot fail), seed 001 allows it.
+    // A failed job whose last success is estimating resumes at provisioning (seed 001): the
+    // machine writes that record when provisioning gives up; other tools can write it too.
     starts: [
       initial(quietJobMachine, jobInput),
       quietJobMachine.resolveState({
@@ -96,7 +96,8 @@ const models: Record<
     machine: quietBatchMachine,
     events: allBatchEvents,
     starts: [initial(quietBatchMachine, { batchId: 'bid0000000001' })],
-    serialize: (s) => JSON.stringify(s.value),
+    // A batch reported after a failed expansion ends failed whatever the report counted.
+    serialize: (s) => JSON.stringify([s.value, (s.context as { expansionFailed: boolean }).expansionFailed]),
     states: batchStates,
     table: batchTable,
   },

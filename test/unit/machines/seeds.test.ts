@@ -57,6 +57,11 @@ const documentedJobEdges: Documented[] = [
   { from: 'provisioning', to: 'downloading', cites: [s001('Provisioning --> Downloading')] },
   {
     from: 'provisioning',
+    to: 'failed',
+    cites: [mrtzk('Provisioning → Downloading (success), Failed (fail).')],
+  },
+  {
+    from: 'provisioning',
     to: 'provisioning',
     cites: [s003('Jobs that fail the provisioning test will remain in this state')],
   },
@@ -121,7 +126,7 @@ const documentedJobEdges: Documented[] = [
   },
 ];
 
-/** 001 edges that 003 (or mrt-zk's states.yml) replaced; the table must not have them. */
+/** 001 edges that 003 (or mrt-zk's states.yml, or a decision) replaced; the table must not have them. */
 const overruledJobEdges = [
   { from: 'processing', to: 'recording', cite: s001('Processing --> Recording') },
   { from: 'held', to: 'estimating', cite: s001('Held --> Estimating (admin function)') },
@@ -160,9 +165,9 @@ const documentedBatchEdges: Documented[] = [
       s003(
         'Once the last job for a batch has either failed or completed, the batch will move to a reporting step.',
       ),
+      mrtzk('Processing → Reporting (success *and* fail), Failed.'),
     ],
   },
-  { from: 'processing', to: 'failed', cites: [s001('Processing --> Failed')] },
   { from: 'reporting', to: 'completed', cites: [s001('Reporting --> Completed')] },
   { from: 'reporting', to: 'failed', cites: [s001('Reporting --> Failed (Reporting)')] },
   { from: 'failed', to: 'processing', cites: [s001('Failed --> Processing')] },
@@ -203,6 +208,9 @@ const documentedBatchEdges: Documented[] = [
 
 const overruledBatchEdges = [
   { from: 'held', to: 'processing', cite: s001('Held --> Processing (admin function)') },
+  // A batch that cannot be expanded goes to reporting (mrt-zk's "fail" of Processing) so the
+  // depositor hears why, and the report ends it failed (docs/machines.md decision 10).
+  { from: 'processing', to: 'failed', cite: s001('Processing --> Failed') },
 ];
 
 /** Edges no document has, added by a decision written next to the machine and in docs/machines.md. */
@@ -236,7 +244,7 @@ describe('the tables and the seeds agree', () => {
   it('every access edge is the documented lifecycle', () => {
     expect(tablePairs(accessTable)).toEqual(documentedPairs(documentedAccessEdges));
   });
-  it('edges of seed 001 that seed 003 replaced are not in the tables', () => {
+  it('edges of seed 001 that seed 003, mrt-zk or a decision replaced are not in the tables', () => {
     for (const { from, to } of overruledJobEdges) expect(tablePairs(jobTable)).not.toContain(pair(from, to));
     for (const { from, to } of overruledBatchEdges)
       expect(tablePairs(batchTable)).not.toContain(pair(from, to));

@@ -41,16 +41,20 @@ function jobScenario(edge: JobEdge) {
   return { stored: storedJob(edge.from ?? 'pending', { lastSuccessfulStatus }), event };
 }
 
-/** hasFailedJobs edges take the sample with failed jobs, their `else` twin the one without. */
+/**
+ * hasFailedJobs edges take the sample with failed jobs, their `else` twin the one without;
+ * hasExpansionFailure edges a batch whose expansion failed, with a report that counted none.
+ */
 function batchScenario(edge: BatchEdge) {
   const samples = batchEventSamples[edge.event as BatchEvent['type']] as BatchEvent[];
   const wantsFailures = edge.guard?.type === 'hasFailedJobs';
+  const expansionFailed = edge.guard?.type === 'hasExpansionFailure';
   const event =
     edge.event === 'report.done'
       ? samples.find((s) => s.type === 'report.done' && s.failedJobs > 0 === wantsFailures)
       : samples[0];
   if (!event) throw new Error(`no sample for ${edge.event}`);
-  return { stored: storedBatch(edge.from ?? 'pending'), event };
+  return { stored: storedBatch(edge.from ?? 'pending', { expansionFailed }), event };
 }
 
 describe('job table → machine: every edge is taken as written', () => {

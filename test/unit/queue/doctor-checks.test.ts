@@ -34,10 +34,14 @@ function node(value: unknown): NodeRead {
   return { data: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)), stat: stat() };
 }
 
-function job(jid: string, options: { status?: string; bid?: string; priority?: string } = {}): JobScan {
+function job(
+  jid: string,
+  options: { status?: string; bid?: string; priority?: string; without?: string[] } = {},
+): JobScan {
+  const children = ['status', 'bid', 'configuration', 'priority', 'space_needed'];
   return {
     jid,
-    children: new Set(['status', 'bid', 'configuration', 'priority']),
+    children: new Set(children.filter((name) => !options.without?.includes(name))),
     status: node({ status: options.status ?? 'Pending', last_successful_status: null }),
     bid: node(options.bid ?? 'bid0000000001'),
     configuration: node({ profile_name: 'demo' }),
@@ -94,6 +98,29 @@ describe('doctor checks over a scan', () => {
       stateFolders: new Map([['pending', [`05-${J1}`]]]),
     });
     expect(codes(scan)).toEqual([]);
+  });
+
+  it('reports a job that can still move without space_needed or priority, and not a completed one', () => {
+    const J2 = 'jid0000000002';
+    const scan = scanOf({
+      jobs: [
+        job(J1, { without: ['space_needed', 'priority'] }),
+        job(J2, { status: 'Completed', without: ['space_needed'] }),
+      ],
+      batches: [batch(B1, 'Processing', { 'batch-processing': [J1], 'batch-completed': [J2] })],
+      stateFolders: new Map([
+        ['pending', [`05-${J1}`]],
+        ['completed', [`05-${J2}`]],
+      ]),
+    });
+    const problems = checkQueue(scan, settings);
+    expect(problems.map((p) => [p.code, p.path])).toEqual([
+      ['JOB_NODE_MISSING', `/jobs/${J1}/priority`],
+      ['JOB_NODE_MISSING', `/jobs/${J1}/space_needed`],
+    ]);
+    expect(problems[1]!.message).toContain(
+      `/jobs/${J1}/space_needed is missing; expected the estimated bytes`,
+    );
   });
 
   it('reports two state refs, a ref name that is no ref, and a folder that names no state', () => {
