@@ -16,6 +16,7 @@ export interface ZkChroot {
   connectString: () => string;
 }
 
+const CLEANUP_DEADLINE_MS = 600_000;
 /**
  * Gives an integration test file its own chroot `/t-<file>-<random>` on the shared test
  * ZooKeeper (`inject('zkConnect')`), and deletes it with every client afterwards.
@@ -50,7 +51,9 @@ export function useZkChroot(): ZkChroot {
     } finally {
       await admin.close();
     }
-  });
+    // A file that made 100,000 nodes takes a while to remove on a busy machine (MRTQ_CONTENTION=2:
+    // over the default 60 s): a generous deadline, not a budget.
+  }, CLEANUP_DEADLINE_MS);
 
   return {
     async connect(opts: Partial<ZkOptions> = {}): Promise<ZkClient> {
