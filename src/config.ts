@@ -27,7 +27,7 @@ export interface Config {
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
   httpHost: string;
   httpPort: number;
-  /** Bytes `/events` may hold for a client that is not reading before it disconnects it (`MRTQ_EVENTS_BUFFER_BYTES`). */
+  /** Bytes `/events` may hold for a client that is not reading (`MRTQ_EVENTS_BUFFER_BYTES`). */
   eventsBufferBytes: number;
   /** Jaeger UI base URL (`MRTQ_JAEGER_URL`): the dashboard links jobs and batches to their traces there. */
   jaegerUrl: string | undefined;

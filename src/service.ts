@@ -176,7 +176,13 @@ async function serveHttp(
 ): Promise<RunningHttpApi | undefined> {
   if (options.httpPort === false) return undefined;
   const api = await startHttpApi(
-    { ...deps, token: config.apiToken, uploadDir: uploadDirOf(config), jaegerUrl: config.jaegerUrl },
+    {
+      ...deps,
+      token: config.apiToken,
+      uploadDir: uploadDirOf(config),
+      jaegerUrl: config.jaegerUrl,
+      eventsBufferBytes: config.eventsBufferBytes,
+    },
     { host: config.httpHost, port: options.httpPort ?? config.httpPort },
   );
   deps.log.info(

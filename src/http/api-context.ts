@@ -3,6 +3,7 @@ import type { SessionState } from '../zk/index.js';
 import type { ApiContext, HttpApiDeps } from './deps.js';
 import { Counters } from '../telemetry/prometheus.js';
 import { createTransitionFeed } from '../streams/transition-feed.js';
+import { EventFanout } from './event-fanout.js';
 
 /** Counters this process keeps; declared up front so `/metrics` always lists them. */
 function declareCounters(): Counters {
@@ -15,6 +16,11 @@ function declareCounters(): Counters {
     'mrtq_batches_submitted_total',
     "Batches submitted through this process's API (created=false: the uuid was known).",
   );
+  counters.declare(
+    'mrtq_events_clients_dropped_total',
+    'Clients of /events this process disconnected for not reading (more than the buffer limit waiting for them).',
+  );
+  counters.inc('mrtq_events_clients_dropped_total', {}, 0); // 0 until the first, not absent
   return counters;
 }
 
@@ -27,7 +33,9 @@ export function createApiContext(deps: HttpApiDeps): { ctx: ApiContext; close: (
     ...deps,
     counters: declareCounters(),
     sessionState: () => session,
-    feed: createTransitionFeed(deps.queue.zk, deps.queue.lifecycle),
+    events: new EventFanout(createTransitionFeed(deps.queue.zk, deps.queue.lifecycle), (err) =>
+      deps.log.warn({ err, component: 'http' }, 'event stream failed'),
+    ),
     ensureTree: () => {
       tree ??= ensureQueueTree(deps.queue.zk, deps.queue.lifecycle).catch((err: unknown) => {
         tree = undefined; // try again with the next submission

@@ -6,10 +6,10 @@ import Fastify, {
   type preValidationAsyncHookHandler,
 } from 'fastify';
 import { createApiContext } from './api-context.js';
-import { bearerGuard } from './auth.js';
+import { bearerGuard, streamGuard, withoutToken } from './auth.js';
 import type { ApiContext, HttpApiDeps, RouteSpec } from './deps.js';
 import { toHttpError } from './errors.js';
-import { eventsRoute, type OpenStreams } from './events-route.js';
+import { EVENT_STREAM, eventsRoute } from './events-route.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
 import { adminRoutes } from './routes-admin.js';
 import { dashboardRoutes } from './routes-dashboard.js';
@@ -37,12 +37,12 @@ function openApiRoute(document: () => OpenApiDocument): RouteSpec {
 }
 
 /** Every route of the API, the OpenAPI document's own route included. */
-export function apiRoutes(ctx: ApiContext, streams: OpenStreams): RouteSpec[] {
+export function apiRoutes(ctx: ApiContext): RouteSpec[] {
   const routes = [
     ...healthRoutes(ctx),
     ...withItemDetails(ctx, itemRoutes(ctx)),
     ...adminRoutes(ctx),
-    eventsRoute(ctx, streams),
+    eventsRoute(ctx),
     ...dashboardRoutes(ctx),
   ];
   let document: OpenApiDocument | undefined;
@@ -60,17 +60,29 @@ function defaultBody(spec: RouteSpec): preValidationAsyncHookHandler | undefined
   };
 }
 
-function register(app: FastifyInstance, spec: RouteSpec, guard: onRequestAsyncHookHandler): void {
+/** The token checks: one for routes that change the queue, one for streams. */
+interface Guards {
+  mutating: onRequestAsyncHookHandler;
+  stream: onRequestAsyncHookHandler;
+}
+
+function guardOf(spec: RouteSpec, guards: Guards): onRequestAsyncHookHandler | undefined {
+  if (spec.mutating) return guards.mutating;
+  return spec.produces === EVENT_STREAM ? guards.stream : undefined;
+}
+
+function register(app: FastifyInstance, spec: RouteSpec, guards: Guards): void {
   const errors = { '4xx': errorBody, '5xx': errorBody };
   const preValidation = defaultBody(spec);
+  const onRequest = guardOf(spec, guards);
   app.route({
     method: spec.method,
     url: spec.url,
     schema: { ...spec.schema, response: { ...spec.schema.response, ...errors } },
     config: { action: spec.action },
     // HEAD of an event stream would never end.
-    exposeHeadRoute: spec.method === 'GET' && spec.produces !== 'text/event-stream',
-    ...(spec.mutating ? { onRequest: guard } : {}),
+    exposeHeadRoute: spec.method === 'GET' && spec.produces !== EVENT_STREAM,
+    ...(onRequest ? { onRequest } : {}),
     ...(preValidation ? { preValidation } : {}),
     handler: spec.handler,
   });
@@ -81,8 +93,9 @@ function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
     const action = (request.routeOptions.config as { action?: string } | undefined)?.action;
     const answer = toHttpError(err, action);
-    if (answer.internal) request.log.error({ err, url: request.url }, 'request failed');
-    else request.log.debug({ err: answer.body, url: request.url }, 'request refused');
+    const url = withoutToken(request.url);
+    if (answer.internal) request.log.error({ err, url }, 'request failed');
+    else request.log.debug({ err: answer.body, url }, 'request refused');
     return reply
       .code(answer.status)
       .headers(answer.headers ?? {})
@@ -97,8 +110,8 @@ function installErrorHandling(app: FastifyInstance): void {
  * The HTTP API over the queue store and (optionally) this process's engine: health, metrics,
  * submissions, lists, operator actions, OpenAPI and server-sent transition events. Every route
  * calls the store; the API holds no queue logic of its own. Mutating routes need the bearer
- * token (403 for all of them when none is configured). The operator's dashboard, a client of
- * these routes, is served at `/ui`.
+ * token (403 for all of them when none is configured), and so do event streams when one is
+ * configured. The operator's dashboard, a client of these routes, is served at `/ui`.
  */
 export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   // Typed as fastify's logger so the instance is a plain FastifyInstance.
@@ -111,26 +124,26 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
     bodyLimit: BODY_LIMIT,
   });
   const { ctx, close } = createApiContext(deps);
-  const streams: OpenStreams = new Set();
   installErrorHandling(app);
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = String(reply.statusCode);
     ctx.counters.inc('mrtq_http_requests_total', { method: request.method, route, status });
-    request.log.debug({ method: request.method, url: request.url, status, ms: reply.elapsedTime }, 'request');
+    const url = withoutToken(request.url);
+    request.log.debug({ method: request.method, url, status, ms: reply.elapsedTime }, 'request');
     done();
   });
   // Event streams never end by themselves: end them, or close() would wait for them forever.
   app.addHook('preClose', (done) => {
-    for (const res of streams) res.end();
+    ctx.events.closeAll();
     done();
   });
   app.addHook('onClose', (_instance, done) => {
     close();
     done();
   });
-  const guard = bearerGuard(deps.token);
-  for (const spec of apiRoutes(ctx, streams)) register(app, spec, guard);
+  const guards: Guards = { mutating: bearerGuard(deps.token), stream: streamGuard(deps.token) };
+  for (const spec of apiRoutes(ctx)) register(app, spec, guards);
   registerUi(app);
   return app;
 }

@@ -5,8 +5,8 @@ import type { QueueContext } from '../queue/context.js';
 import type { ProfileStore } from '../steps/ingest/profiles.js';
 import type { SessionState } from '../zk/index.js';
 import type { MetricFamily } from '../telemetry/prometheus.js';
-import type { TransitionFeed } from '../streams/transition-feed.js';
 import type { Counters } from '../telemetry/prometheus.js';
+import type { EventFanout } from './event-fanout.js';
 import type { JsonSchema } from './schemas.js';
 
 /** What the API reads of an engine running in the same process (for metrics). */
@@ -16,12 +16,20 @@ export type EngineView = Pick<Engine, 'served' | 'running'>;
 export interface HttpApiDeps {
   queue: QueueContext;
   profiles: ProfileStore;
-  /** The bearer token mutating routes require; undefined refuses them all (403). */
+  /**
+   * The bearer token mutating routes and event streams require; undefined refuses the former
+   * (403) and leaves the latter open.
+   */
   token: string | undefined;
   /** The engine of this process, when it runs one (in-flight gauges). */
   engine?: EngineView;
   /** Where uploaded manifests are written (inside the `file://` roots); no uploads without it. */
   uploadDir?: string;
+  /**
+   * Bytes an event stream may hold for a client that is not reading before it cuts it off
+   * (default 256 KiB, see DEFAULT_EVENTS_BUFFER_BYTES).
+   */
+  eventsBufferBytes?: number;
   /** Jaeger UI base URL: job and batch answers then link to `<jaegerUrl>/trace/<traceId>`. */
   jaegerUrl?: string;
   /** Metrics this process keeps outside the API (engine, ZooKeeper client), added to `/metrics`. */
@@ -35,7 +43,8 @@ export interface HttpApiDeps {
 export interface ApiContext extends HttpApiDeps {
   counters: Counters;
   sessionState(): SessionState;
-  feed: TransitionFeed;
+  /** The clients of `/events` and their subscription to the transition feed. */
+  events: EventFanout;
   /** Creates the queue's folders once (a submission may come before any engine started). */
   ensureTree(): Promise<void>;
 }

@@ -24,6 +24,8 @@ export interface MetricsSource {
   engine?: EngineView;
   sessionState(): SessionState;
   counters: Counters;
+  /** The clients of `/events` connected now. */
+  events?: { readonly size: number };
   /** This process's engine and ZooKeeper client metrics, when it runs an engine. */
   metrics?: { toFamilies(): MetricFamily[] };
 }
@@ -142,6 +144,9 @@ function processGauges(source: MetricsSource): MetricFamily[] {
       'Items this process is working on, per consumer.',
       running.map(([consumer, value]) => ({ labels: { consumer }, value })),
     ),
+    gauge('mrtq_events_clients', 'Clients of /events connected to this process.', [
+      { value: source.events?.size ?? 0 },
+    ]),
   ];
 }
 

@@ -1,4 +1,5 @@
 import type { RouteSchema, RouteSpec } from './deps.js';
+import { EVENT_STREAM } from './events-route.js';
 import { errorBody, type JsonSchema } from './schemas.js';
 
 /** An OpenAPI 3.1 document (only what this module writes). */
@@ -74,6 +75,7 @@ function operation(spec: RouteSpec): Record<string, unknown> {
     };
   }
   if (spec.mutating) op.security = [{ bearer: [] }];
+  else if (spec.produces === EVENT_STREAM) op.security = [{}, { bearer: [] }, { queryToken: [] }];
   return op;
 }
 
@@ -94,10 +96,14 @@ export function buildOpenApi(routes: readonly RouteSpec[], version: string): Ope
       version,
       description:
         'Submit batches, list and show batches and jobs, operator actions, health, metrics and transition events. ' +
-        'Routes that change the queue need `Authorization: Bearer <MRTQ_API_TOKEN>`.',
+        'Routes that change the queue need `Authorization: Bearer <MRTQ_API_TOKEN>`; so does `/events` when a ' +
+        'token is configured (or `?token=<MRTQ_API_TOKEN>`, for EventSource).',
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer' },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token' },
+      },
       schemas: { Error: errorBody },
     },
     paths,

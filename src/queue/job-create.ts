@@ -1,6 +1,7 @@
 import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
-import { basename, type Op } from '../zk/index.js';
+import { basename, isZkError, type Op } from '../zk/index.js';
 import type { QueueContext } from './context.js';
+import { isQueueError } from './errors.js';
 import { batchFolderForJob, listBatchJobs } from './batch-jobs.js';
 import {
   JOBS,
@@ -134,7 +135,10 @@ async function existingPositions(ctx: QueueContext, bid: string): Promise<Set<nu
         const { data } = await ctx.zk.getData(path);
         return decodeJsonObject(path, data).manifest_position;
       } catch (err) {
-        // A job we cannot read is not one of ours from an earlier run; doctor reports it.
+        // A lost or timed-out read says nothing about the job: creating its position again
+        // would make a second job for it. Only a job that is not there or cannot be decoded
+        // is not one of ours from an earlier run (doctor reports it).
+        if (!isQueueError(err) && !isZkError(err, 'NO_NODE')) throw err;
         ctx.log.warn(
           { err, batchId: bid, jobId: jid },
           'unreadable job configuration while resuming expansion',

@@ -1,3 +1,5 @@
+import { TOKEN } from './api-fixture.js';
+
 /** One server-sent event. */
 export interface SseEvent {
   event: string;
@@ -24,10 +26,11 @@ function parseFrame(frame: string): SseEvent | undefined {
   return { event, data: JSON.parse(data.join('\n')) as unknown };
 }
 
-/** Opens `GET <base>/events` and reads it in the background. */
-export async function openEvents(base: string): Promise<SseConnection> {
+/** Opens `GET <base>/events` (with the bearer token {@link TOKEN} unless given) and reads it in the background. */
+export async function openEvents(base: string, token: string | undefined = TOKEN): Promise<SseConnection> {
   const abort = new AbortController();
-  const res = await fetch(`${base}/events`, { signal: abort.signal });
+  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const res = await fetch(`${base}/events`, { signal: abort.signal, headers });
   if (res.status !== 200 || !res.headers.get('content-type')?.startsWith('text/event-stream'))
     throw new Error(`GET /events answered ${res.status} ${res.headers.get('content-type')}`);
   const events: SseEvent[] = [];
@@ -39,11 +42,11 @@ export async function openEvents(base: string): Promise<SseConnection> {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += value;
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) >= 0) {
-        const parsed = parseFrame(buffer.slice(0, end));
-        buffer = buffer.slice(end + 2);
+      // One split per chunk: slicing the rest off after every frame is quadratic in a burst.
+      const frames = (buffer + value).split('\n\n');
+      buffer = frames.pop() ?? '';
+      for (const frame of frames) {
+        const parsed = parseFrame(frame);
         if (parsed) events.push(parsed);
       }
       for (const fn of wake) fn();

@@ -1,8 +1,8 @@
 /* global document, window, location, URLSearchParams */
 import { clearNotice } from './actions.js';
 import { h } from './dom.js';
-import { connectLive } from './live.js';
-import { clearToken, getToken, setToken } from './token.js';
+import { keepCurrent } from './live.js';
+import { clearToken, getToken, onTokenChange, setToken } from './token.js';
 import { renderBatch } from './view-batch.js';
 import { renderBatches } from './view-batches.js';
 import { renderJob } from './view-job.js';
@@ -66,24 +66,21 @@ function tokenForm() {
     event.preventDefault();
     if (input.value.trim() !== '') setToken(input.value.trim());
     input.value = '';
-    describe();
   });
-  document.getElementById('token-forget').addEventListener('click', () => {
-    clearToken();
-    describe();
-  });
+  document.getElementById('token-forget').addEventListener('click', clearToken);
+  onTokenChange(describe);
   describe();
 }
 
 function liveUpdates() {
   const state = document.getElementById('live-state');
-  connectLive({
+  const restart = keepCurrent({
+    token: getToken,
     onTransition: (transition) => current?.onTransition?.(transition),
-    onState: (now) => {
-      state.textContent = now === 'live' ? 'Live updates: on' : 'Live updates: reconnecting…';
-      if (now === 'live') current?.refresh?.();
-    },
+    refresh: () => current?.refresh?.(),
+    say: (text) => (state.textContent = text),
   });
+  onTokenChange(restart);
 }
 
 document.getElementById('skip').addEventListener('click', (event) => {
