@@ -11,6 +11,7 @@ import {
 } from '../../../machines/index.js';
 import { startInspector, type RunningInspector } from '../../../src/inspect/index.js';
 import { freePort } from '../../../src/zk-server/free-port.js';
+import { MERRITT_HAPPY_PATH } from '../../support/lifecycle-paths.js';
 
 interface Message {
   type: string;
@@ -86,17 +87,7 @@ describe('the Stately inspector relay', () => {
     expect(jobActor?.sessionId).toEqual(expect.any(String));
     const events = messages.filter((m) => m.type === '@xstate.event' && m.sessionId === jobActor?.sessionId);
     expect(events.map((m) => m.event?.type)).toContain('job.acquired');
-    expect(jobValues(messages)).toEqual([
-      'pending',
-      'estimating',
-      'provisioning',
-      'downloading',
-      'processing',
-      'storing',
-      'recording',
-      'notify',
-      'completed',
-    ]);
+    expect(jobValues(messages)).toEqual(MERRITT_HAPPY_PATH);
     // Each step is an actor of its own, child of the job.
     const steps = messages.filter((m) => m.type === '@xstate.actor' && m.name !== 'job').map((m) => m.name);
     expect(steps).toEqual(['estimate', 'provision', 'download', 'process', 'store', 'record', 'notify']);

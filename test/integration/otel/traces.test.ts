@@ -7,21 +7,14 @@ import { Attr } from '../../../src/telemetry/attributes.js';
 import { startEngineProcess, type EngineProcess } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../support/otlp-receiver.js';
+import { MERRITT_WORKING_STATES } from '../../support/lifecycle-paths.js';
 import { queueContext } from '../../support/queue-context.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
 
-const JOB_STEPS = [
-  'estimating',
-  'provisioning',
-  'downloading',
-  'processing',
-  'storing',
-  'recording',
-  'notify',
-];
+const JOB_STEPS = MERRITT_WORKING_STATES;
 const ENGINE_A_STATES = 'pending,estimating,provisioning,downloading';
 const ENGINE_B_STATES = 'processing,storing,recording,notify';
 

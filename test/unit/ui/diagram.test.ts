@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lifecycles, lifecycleNames } from '../../../machines/index.js';
 import { layoutDiagram, NODE_HEIGHT, NODE_WIDTH } from '../../../src/http/ui/diagram-layout.js';
 import { escapeXml, renderDiagram } from '../../../src/http/ui/diagram-svg.js';
+import { MERRITT_HAPPY_PATH } from '../../support/lifecycle-paths.js';
 
 const layouts = lifecycleNames.map((name) => {
   const { table, states } = lifecycles[name];
@@ -58,16 +59,7 @@ describe('lifecycle diagrams laid out from the transition tables', () => {
     const row = (state: string) => layout.nodes.find((n) => n.state === state)!.row;
     expect(layout.initial).toBe('pending');
     expect(row('pending')).toBe(0);
-    const steps = [
-      'estimating',
-      'provisioning',
-      'downloading',
-      'processing',
-      'storing',
-      'recording',
-      'notify',
-      'completed',
-    ];
+    const steps = MERRITT_HAPPY_PATH.slice(1);
     steps.forEach((state, i) => expect(row(state)).toBe(i + 1));
     expect(layout.nodes.filter((n) => n.final).map((n) => n.state)).toEqual(['completed', 'deleted']);
     // Straight arrows join neighbouring rows only; back edges (requeue) and long ones use lanes.
