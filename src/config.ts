@@ -3,6 +3,16 @@ import { readConfigFile } from './config-file.js';
 import { loadIngestSettings } from './config-ingest.js';
 import type { IngestSettings } from './steps/ingest/contracts.js';
 
+/**
+ * How far, in bytes, a client of an event stream may fall behind (default of
+ * `MRTQ_EVENTS_BUFFER_BYTES`): some 60,000 transitions of about 140 bytes, beyond what the
+ * operating system's socket buffers already hold. A client costs no memory of its own for it (the
+ * log is shared), so the limit is set by the largest burst a reading client must take whole: the
+ * expansion of a batch announces each of its jobs in one turn of the event loop, 50,000 jobs in
+ * about 7 MB.
+ */
+export const DEFAULT_EVENTS_BUFFER_BYTES = 8 * 1024 * 1024;
+
 /** Settings from the environment. The only module that reads `process.env`. */
 export interface Config {
   /** ZooKeeper connection string (host:port list, optional chroot), when one is given. */
@@ -27,7 +37,7 @@ export interface Config {
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
   httpHost: string;
   httpPort: number;
-  /** Bytes `/events` may hold for a client that is not reading (`MRTQ_EVENTS_BUFFER_BYTES`). */
+  /** How many bytes a client of `/events` may fall behind before it is cut off (`MRTQ_EVENTS_BUFFER_BYTES`). */
   eventsBufferBytes: number;
   /** Jaeger UI base URL (`MRTQ_JAEGER_URL`): the dashboard links jobs and batches to their traces there. */
   jaegerUrl: string | undefined;
@@ -108,7 +118,11 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: 
     apiToken: env.MRTQ_API_TOKEN || undefined,
     httpHost: env.MRTQ_HTTP_HOST ?? '127.0.0.1',
     httpPort: port('MRTQ_HTTP_PORT', env.MRTQ_HTTP_PORT, 8470),
-    eventsBufferBytes: positiveInt('MRTQ_EVENTS_BUFFER_BYTES', env.MRTQ_EVENTS_BUFFER_BYTES, 256 * 1024),
+    eventsBufferBytes: positiveInt(
+      'MRTQ_EVENTS_BUFFER_BYTES',
+      env.MRTQ_EVENTS_BUFFER_BYTES,
+      DEFAULT_EVENTS_BUFFER_BYTES,
+    ),
     jaegerUrl: httpUrl('MRTQ_JAEGER_URL', env.MRTQ_JAEGER_URL),
     ingest: loadIngestSettings(env, dataDir),
   };

@@ -22,7 +22,7 @@ export { BATCH_WORK };
 import { Consumer } from './consumer.js';
 import { WaitingItems } from './waiting-items.js';
 import { ProblemLog } from './problem-log.js';
-import { releaseEventually } from './lock-release.js';
+import { releaseEventually } from '../queue/locks.js';
 import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
@@ -271,7 +271,7 @@ export class Engine {
     return {
       accept: (job) => {
         // Stopped between the reservation and the commit: nobody will run it here, let it go.
-        if (!consumer.adopt(job)) void releaseEventually(this.deps.queue, job.lock, this.deps.log);
+        if (!consumer.adopt(job)) void releaseEventually(this.deps.queue, job.lock);
       },
       cancel: () => consumer.unreserve(),
     };

@@ -1,4 +1,4 @@
-import { filter, firstValueFrom, timeout } from 'rxjs';
+import { filter, firstValueFrom } from 'rxjs';
 import { isZkError, type ZkClient } from '../zk/index.js';
 
 /** True for a failure after which a write may or may not have been applied (timeout, connection loss). */
@@ -6,19 +6,18 @@ export function isIndeterminate(err: unknown): boolean {
   return isZkError(err) && err.retryable;
 }
 
-/** Waits (up to `ms`) for the session to be connected again. */
-export async function connected(zk: ZkClient, ms = 15_000): Promise<boolean> {
-  try {
-    await firstValueFrom(
-      zk.session$.pipe(
-        filter((e) => e.state === 'connected'),
-        timeout(ms),
-      ),
-    );
-    return true;
-  } catch {
-    return false;
-  }
+/**
+ * Waits until ZooKeeper answers again: the id of the session then connected, or undefined once
+ * the client is closed. No deadline of its own: while the server is away, a session that outlives
+ * the outage keeps its lock (and the outcome is worth waiting for), and one that does not is
+ * replaced once the server is back (a new id). Giving up earlier would guess.
+ */
+async function reconnected(zk: ZkClient): Promise<string | undefined> {
+  const event = await firstValueFrom(
+    zk.session$.pipe(filter((e) => e.state === 'connected' || e.state === 'closed')),
+    { defaultValue: undefined },
+  );
+  return event?.state === 'connected' ? event.sessionId : undefined;
 }
 
 export type Settled = 'applied' | 'not-applied' | 'moved-on' | 'lock-lost';
@@ -31,15 +30,24 @@ export type Settled = 'applied' | 'not-applied' | 'moved-on' | 'lock-lost';
  * Only while the session that holds the lock lasts: once it is gone, its lock went with it and
  * another worker may have run the same step and committed the same transition, which the
  * status cannot tell from ours. The outcome then stays unknown (`lock-lost`): never claimed.
+ * So it stays when the client is closed (shutting down) before ZooKeeper answers.
  */
 export async function settle(
   zk: ZkClient,
   read: () => Promise<{ status: string; statusVersion: number }>,
   expected: { status: string; fromVersion: number; lockSessionId: string },
 ): Promise<Settled> {
-  if (!(await connected(zk))) return 'moved-on';
-  if (zk.sessionId !== expected.lockSessionId) return 'lock-lost';
-  const now = await read();
+  let now: { status: string; statusVersion: number } | undefined;
+  while (now === undefined) {
+    const session = await reconnected(zk);
+    if (session !== expected.lockSessionId || zk.sessionId !== expected.lockSessionId) return 'lock-lost';
+    try {
+      now = await read();
+    } catch (err) {
+      // The link dropped again before the answer: ask again once it is back.
+      if (!isIndeterminate(err)) throw err;
+    }
+  }
   if (now.statusVersion === expected.fromVersion) return 'not-applied';
   if (now.statusVersion === expected.fromVersion + 1 && now.status === expected.status) return 'applied';
   return 'moved-on';

@@ -1,10 +1,9 @@
 import type { EventObject } from 'xstate';
 import type { QueueContext } from '../queue/context.js';
 import { isQueueError } from '../queue/errors.js';
-import type { HeldLock } from '../queue/locks.js';
 import type { EngineDeps } from './deps.js';
 import { isIndeterminate, settle } from './indeterminate.js';
-import { releaseEventually } from './lock-release.js';
+import { releaseEventually, type HeldLock } from '../queue/locks.js';
 import { StepAbortedError } from './step-runner.js';
 
 /** What the runner reads of any item: its status and the version of its status node. */
@@ -183,5 +182,5 @@ async function discard<R extends ItemStatus>(
     stale ? `stale ${kind.noun} result discarded` : `${kind.noun} step ended without a commit`,
   );
   // After a conflict the lock is still ours; a lost one is left alone (see releaseLock).
-  await releaseEventually(deps.queue, lock, deps.log);
+  await releaseEventually(deps.queue, lock);
 }

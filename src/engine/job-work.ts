@@ -10,7 +10,7 @@ import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
 import { contextOfTraceparent } from '../telemetry/trace-context.js';
 import type { EngineDeps, HandOver } from './deps.js';
-import { releaseEventually } from './lock-release.js';
+import { releaseEventually } from '../queue/locks.js';
 import { commitItem, stepItem, type ItemKind } from './item-runner.js';
 import { runMachineStepPlanned, type PlannedNext } from './step-runner.js';
 import { STEP_WRITE_KEYS, type StepWrites } from '../steps/contracts.js';
@@ -156,7 +156,7 @@ async function commit(
       committed: async (to, settled) => {
         if (!settled) handOver?.accept({ job: to, lock, ref: jobRef(to.status, to.priority, to.jobId) });
         // Applied with the lock kept for a hand-over that did not happen (cancelled): let it go.
-        else if (handOver) await releaseEventually(deps.queue, lock, deps.log);
+        else if (handOver) await releaseEventually(deps.queue, lock);
       },
       failed: () => handOver?.cancel(),
     };

@@ -26,8 +26,8 @@ export interface HttpApiDeps {
   /** Where uploaded manifests are written (inside the `file://` roots); no uploads without it. */
   uploadDir?: string;
   /**
-   * Bytes an event stream may hold for a client that is not reading before it cuts it off
-   * (default 256 KiB, see DEFAULT_EVENTS_BUFFER_BYTES).
+   * How many bytes a client of an event stream may fall behind before it is cut off (default
+   * 8 MiB, see DEFAULT_EVENTS_BUFFER_BYTES).
    */
   eventsBufferBytes?: number;
   /** Jaeger UI base URL: job and batch answers then link to `<jaegerUrl>/trace/<traceId>`. */

@@ -1,12 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { EventLog } from './event-log.js';
 
-/**
- * Bytes an event stream may hold for a client that has not taken them (default of
- * `MRTQ_EVENTS_BUFFER_BYTES`). A frame is about 130 bytes, so this is some 2,000 transitions
- * beyond what the operating system's socket buffers already hold (several MB on loopback). 100
- * stuck clients hold at most 25 MiB, and far less heap: the strings they hold are shared.
- */
-export const DEFAULT_EVENTS_BUFFER_BYTES = 256 * 1024;
+export { DEFAULT_EVENTS_BUFFER_BYTES } from '../config.js';
 
 /** What an event client writes to: a ServerResponse (a fake one in unit tests). */
 export type EventSink = Pick<
@@ -15,72 +10,92 @@ export type EventSink = Pick<
 >;
 
 /**
- * One client of an event stream, never holding more than `limit` bytes the client has not
- * taken. Once its socket is backed up (`write()` said so), what it is sent is joined into one
- * string written at the next `drain`, rather than queued write by write: a queued write costs
- * several times its bytes in bookkeeping, and the joined string only refers to pieces all clients
- * share (see EventFanout).
+ * One client of an event stream: a position in the log every client shares (see EventLog),
+ * written to its socket while the socket takes it, and from its next `drain` on when it does not.
+ * A client holds no copy of what it has not taken, so a hundred clients that stopped reading
+ * cost the log once, not a hundred times.
  *
- * A client that falls `limit` bytes behind is disconnected at once, its socket destroyed: that
- * frees what it holds (`end()` would keep it until the client read it, which a stuck client never
- * does). Frames are not skipped instead: a client that missed a transition would show a state
- * that is no longer true, while a disconnected EventSource reconnects, and `ready` tells it to
- * re-read.
+ * A client more than `limit` bytes behind (in the log and in its socket's own buffer) is
+ * disconnected at once, its socket destroyed: that frees what it holds (`end()` would keep it
+ * until the client read it, which a stuck client never does). Frames are not skipped instead: a
+ * client that missed a transition would show a state that is no longer true, while a
+ * disconnected EventSource reconnects, and `ready` tells it to re-read.
  */
 export class EventClient {
-  private pending = '';
-  private pendingBytes = 0;
-  /** The socket is backed up: `pending` goes out at its next `drain`. */
+  /** The next piece of the log to write; unset until the client joins the log. */
+  private cursor: number | undefined;
+  private log: EventLog | undefined;
+  /** The socket is backed up: the log is written on from its next `drain`. */
   private waiting = false;
 
   constructor(
     private readonly sink: EventSink,
     private readonly limit: number,
-    /** Called once, when the client is disconnected for not reading, with the bytes it held. */
-    private readonly onTooSlow: (buffered: number) => void,
+    /** Called once, when the client is disconnected for falling behind, with how far behind it was. */
+    private readonly onTooSlow: (behind: number) => void,
   ) {}
 
-  /** Sends `text`, or disconnects the client if that would leave more than the limit waiting. */
-  send(text: string): boolean {
-    if (this.sink.destroyed || this.sink.writableEnded) return false;
-    const bytes = Buffer.byteLength(text);
-    const buffered = this.sink.writableLength + this.pendingBytes;
-    if (buffered + bytes > this.limit) {
-      this.pending = '';
-      this.sink.destroy();
-      this.onTooSlow(buffered);
-      return false;
-    }
-    if (this.waiting) {
-      this.pending += text;
-      this.pendingBytes += bytes;
-    } else {
-      this.write(text);
-    }
-    return true;
+  get gone(): boolean {
+    return this.sink.destroyed || this.sink.writableEnded;
+  }
+
+  /** The next piece of the log this client writes (the log keeps it until then). */
+  get position(): number | undefined {
+    return this.cursor;
+  }
+
+  /** Sends `first` (its own frame, `ready`), then everything `log` gets from now on. */
+  join(log: EventLog, first: string): void {
+    this.log = log;
+    this.cursor = log.head;
+    if (!this.gone) this.write(first);
   }
 
   /**
-   * Ends the stream, `text` last, unless the client's socket is backed up: then it is destroyed,
-   * so that a client that stopped reading holds neither its buffer nor the server's close forever.
+   * Writes what the log got since, as far as the socket takes it; disconnects the client if that
+   * leaves it more than the limit behind. False once the client is gone.
+   */
+  catchUp(): boolean {
+    if (this.gone) return false;
+    const { log, cursor } = this;
+    if (log === undefined || cursor === undefined) return true;
+    let next = cursor;
+    while (!this.waiting && next < log.head) this.write(log.piece(next++));
+    this.cursor = next;
+    const behind = log.endOffset - log.offsetOf(next) + this.sink.writableLength;
+    if (behind <= this.limit) return true;
+    this.sink.destroy();
+    this.onTooSlow(behind);
+    return false;
+  }
+
+  /** A comment that keeps an idle stream open: sent only when nothing else waits for the client. */
+  keepAlive(text: string): void {
+    if (this.gone || this.waiting) return;
+    if (this.log !== undefined && this.cursor !== this.log.head) return;
+    this.write(text);
+  }
+
+  /**
+   * Ends the stream, `text` last, unless the client is behind: then it is destroyed, so that a
+   * client that stopped reading holds neither its buffer nor the server's close forever.
    */
   close(text?: string): void {
-    if (this.sink.destroyed || this.sink.writableEnded) return;
-    if (this.waiting || this.sink.writableLength > 0) this.sink.destroy();
+    if (this.gone) return;
+    const behind =
+      this.waiting || this.sink.writableLength > 0 || (this.log && this.cursor !== this.log.head);
+    if (behind) this.sink.destroy();
     else this.sink.end(text);
   }
 
   private write(text: string): void {
     if (this.sink.write(text)) return;
     this.waiting = true;
-    this.sink.once('drain', this.flush);
+    this.sink.once('drain', this.onDrain);
   }
 
-  private readonly flush = (): void => {
-    const text = this.pending;
+  private readonly onDrain = (): void => {
     this.waiting = false;
-    this.pending = '';
-    this.pendingBytes = 0;
-    if (text !== '' && !this.sink.destroyed && !this.sink.writableEnded) this.write(text);
+    this.catchUp();
   };
 }

@@ -1,5 +1,6 @@
 import type { TransitionFeed } from '../streams/transition-feed.js';
 import type { EventClient } from './event-client.js';
+import { EventLog } from './event-log.js';
 
 /** Frames of one turn of the event loop are sent together, in pieces of about this size. */
 const CHUNK_BYTES = 16 * 1024;
@@ -11,15 +12,16 @@ const READY = frame('ready', {});
 /**
  * The clients of `/events` and their one subscription to the transition feed (held while there
  * are clients). Each transition is formatted once, and the frames of one turn of the event loop
- * are joined once and handed to every client as the same string: a watch fire brings many
- * transitions at once, and 100 clients cost 100 writes per turn rather than per frame, without a
- * copy of their own (see EventClient for what a client that does not read may hold).
+ * are joined once into a piece of the log all clients share: a watch fire brings many transitions
+ * at once, and 100 clients cost 100 writes per piece rather than per frame, and no copy of their
+ * own (see EventClient for how far a client may fall behind).
  */
 export class EventFanout {
   /** Clients told `ready`: they get every transition. */
   private readonly live = new Set<EventClient>();
   /** Clients waiting for the feed's first full read. */
   private readonly early = new Set<EventClient>();
+  private readonly log = new EventLog();
   private stop: (() => void) | undefined;
   private synced = false;
   private chunk = '';
@@ -38,7 +40,7 @@ export class EventFanout {
   /** Starts sending to `client`: `ready` (at once when the feed is synced), then transitions. */
   add(client: EventClient): void {
     if (this.synced) {
-      client.send(READY);
+      client.join(this.log, READY);
       this.live.add(client);
     } else {
       this.early.add(client);
@@ -51,6 +53,12 @@ export class EventFanout {
     this.live.delete(client);
     this.early.delete(client);
     if (this.size === 0) this.reset();
+    else this.trim();
+  }
+
+  /** Bytes the log holds for clients that have not written them yet. */
+  get heldBytes(): number {
+    return this.log.heldBytes;
   }
 
   /** Ends every client's stream (`last` as their last frame) and the subscription. */
@@ -65,8 +73,9 @@ export class EventFanout {
     return this.feed.subscribe({
       ready: () => {
         this.synced = true;
+        this.flush();
         for (const client of this.early) {
-          client.send(READY);
+          client.join(this.log, READY);
           this.live.add(client);
         }
         this.early.clear();
@@ -90,14 +99,25 @@ export class EventFanout {
     this.scheduled = false;
     const chunk = this.chunk;
     this.chunk = '';
-    if (chunk !== '') for (const client of this.live) client.send(chunk);
+    if (chunk === '') return;
+    this.log.append(chunk);
+    for (const client of this.live) if (!client.catchUp()) this.live.delete(client);
+    this.trim();
   };
+
+  /** Drops what every client has written (all of it when there is none). */
+  private trim(): void {
+    let oldest = this.log.head;
+    for (const client of this.live) oldest = Math.min(oldest, client.position ?? oldest);
+    this.log.trim(oldest);
+  }
 
   private reset(): void {
     const stop = this.stop;
     this.stop = undefined;
     this.synced = false;
     this.chunk = '';
+    this.log.trim(this.log.head);
     stop?.();
   }
 }

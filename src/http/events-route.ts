@@ -49,7 +49,7 @@ export function eventsRoute(ctx: ApiContext): RouteSpec {
           'event stream client not reading: disconnected',
         );
       });
-      const keepAlive = setInterval(() => client.send(': keep-alive\n\n'), KEEP_ALIVE_MS);
+      const keepAlive = setInterval(() => client.keepAlive(': keep-alive\n\n'), KEEP_ALIVE_MS);
       res.on('close', () => {
         clearInterval(keepAlive);
         ctx.events.remove(client);

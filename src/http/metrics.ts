@@ -25,7 +25,7 @@ export interface MetricsSource {
   sessionState(): SessionState;
   counters: Counters;
   /** The clients of `/events` connected now. */
-  events?: { readonly size: number };
+  events?: { readonly size: number; readonly heldBytes: number };
   /** This process's engine and ZooKeeper client metrics, when it runs an engine. */
   metrics?: { toFamilies(): MetricFamily[] };
 }
@@ -147,6 +147,11 @@ function processGauges(source: MetricsSource): MetricFamily[] {
     gauge('mrtq_events_clients', 'Clients of /events connected to this process.', [
       { value: source.events?.size ?? 0 },
     ]),
+    gauge(
+      'mrtq_events_held_bytes',
+      'Bytes of /events frames held for clients that have not taken them yet (shared by all clients).',
+      [{ value: source.events?.heldBytes ?? 0 }],
+    ),
   ];
 }
 

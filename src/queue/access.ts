@@ -10,7 +10,7 @@ import {
 import { isZkError, ZkTransactionError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
-import { assertSameSession, releaseLock, tryLock, type HeldLock } from './locks.js';
+import { assertSameSession, releaseEventually, releasingOnError, tryLock, type HeldLock } from './locks.js';
 import { ACCESS_PREFIX, accessPath, accessQueuePath } from './paths.js';
 import { formatTimestamp } from './timestamps.js';
 import { decodeJsonObject, encodeJson } from './wire.js';
@@ -154,9 +154,10 @@ export async function acquireAccess(
       if (attempt.reason === 'locked') options.onLocked?.(qid);
       continue;
     }
-    const request = await loadUsable(ctx, queue, qid, options);
-    if (takeable(request?.status)) return { request: request!, lock: attempt.lock };
-    await releaseLock(ctx, attempt.lock);
+    const lock = attempt.lock;
+    const request = await releasingOnError(ctx, lock, () => loadUsable(ctx, queue, qid, options));
+    if (takeable(request?.status)) return { request: request!, lock };
+    await releaseEventually(ctx, lock);
   }
   return undefined;
 }

@@ -3,7 +3,7 @@ import { takeLockForAdmin, type AdminOptions } from './admin-lock.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
 import { commitBatchTransition } from './batch-transition.js';
 import type { QueueContext } from './context.js';
-import { releaseLock } from './locks.js';
+import { releaseEventually } from './locks.js';
 import { batchPath } from './paths.js';
 import { removeBatchNow } from './cleanup.js';
 
@@ -18,7 +18,7 @@ async function withBatch(
     const batch = await loadBatch(ctx, bid);
     return await commitBatchTransition(ctx, { batch, lock }, event);
   } catch (err) {
-    await releaseLock(ctx, lock);
+    await releaseEventually(ctx, lock);
     throw err;
   }
 }

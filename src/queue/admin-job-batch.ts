@@ -3,7 +3,7 @@ import type { AcquiredBatch } from './batch-acquire.js';
 import { loadBatch } from './batch-load.js';
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
-import { releaseLock } from './locks.js';
+import { releaseEventually } from './locks.js';
 import { batchPath } from './paths.js';
 
 /**
@@ -40,7 +40,7 @@ export async function lockJobsBatch(
     }
     return { batch, lock };
   } catch (err) {
-    await releaseLock(ctx, lock);
+    await releaseEventually(ctx, lock);
     throw err;
   }
 }

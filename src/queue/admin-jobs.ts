@@ -11,7 +11,7 @@ import { isQueueError, QueueError } from './errors.js';
 import type { AcquiredJob } from './job-acquire.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
-import { releaseLock, type HeldLock } from './locks.js';
+import { releaseEventually, type HeldLock } from './locks.js';
 import { jobPath, jobRef, jobStateFolder } from './paths.js';
 
 async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
@@ -20,7 +20,7 @@ async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions):
     const job = await loadJob(ctx, jid);
     return { job, lock, ref: await findJobRef(ctx, job) };
   } catch (err) {
-    await releaseLock(ctx, lock);
+    await releaseEventually(ctx, lock);
     throw err;
   }
 }
@@ -41,7 +41,7 @@ async function withJob(
   try {
     return (await commitJobTransition(ctx, acquired, event)).job;
   } catch (err) {
-    await releaseLock(ctx, acquired.lock);
+    await releaseEventually(ctx, acquired.lock);
     throw err;
   }
 }
@@ -78,10 +78,10 @@ export async function deleteJob(
     batchLock = (await lockJobsBatch(ctx, acquired.job.batchId, jid, 'delete', options)).lock;
     return (await commitJobTransition(ctx, acquired, { type: 'admin.delete' })).job;
   } catch (err) {
-    await releaseLock(ctx, acquired.lock);
+    await releaseEventually(ctx, acquired.lock);
     throw err;
   } finally {
-    if (batchLock) await releaseLock(ctx, batchLock);
+    if (batchLock) await releaseEventually(ctx, batchLock);
   }
 }
 
@@ -138,8 +138,8 @@ export async function requeueJob(
     );
     return next;
   } catch (err) {
-    await releaseLock(ctx, acquired.lock);
-    if (batchLock) await releaseLock(ctx, batchLock.lock);
+    await releaseEventually(ctx, acquired.lock);
+    if (batchLock) await releaseEventually(ctx, batchLock.lock);
     if (err instanceof ZkTransactionError && err.kind === 'BAD_VERSION') {
       throw new QueueError(
         'CONFLICT',

@@ -4,7 +4,7 @@ import { nextBatchRecord, batchTransitionOps } from './batch-transition.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { lockJobsBatch } from './admin-job-batch.js';
-import { releaseLock } from './locks.js';
+import { releaseEventually } from './locks.js';
 import {
   BATCH_FOLDERS,
   batchFolderPath,
@@ -172,8 +172,8 @@ export async function moveForeignJob(
     ctx.log.info({ jobId: jid, from: foreign.raw, to }, 'job with an unknown status moved by an operator');
     return { jobId: jid, status: to, from: foreign.raw };
   } catch (err) {
-    await releaseLock(ctx, lock);
-    if (batchLock) await releaseLock(ctx, batchLock.lock);
+    await releaseEventually(ctx, lock);
+    if (batchLock) await releaseEventually(ctx, batchLock.lock);
     if (err instanceof ZkTransactionError && err.kind === 'BAD_VERSION') {
       throw new QueueError(
         'CONFLICT',

@@ -2,7 +2,7 @@ import type { QueueContext } from './context.js';
 import { isQueueError, type QueueError } from './errors.js';
 import { folderChildren } from './batch-jobs.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
-import { releaseLock, tryLock, type HeldLock } from './locks.js';
+import { releaseEventually, releasingOnError, tryLock, type HeldLock } from './locks.js';
 import { BATCHES, batchPath, isBatchId } from './paths.js';
 
 /** A batch this session holds the lock of. */
@@ -75,9 +75,13 @@ export async function acquireBatch(
       if (attempt.reason === 'locked') options.onLocked?.(bid);
       continue;
     }
-    const batch = await loadUsable(ctx, bid, options);
-    if (batch && (await wants(ctx, work, batch))) return { batch, lock: attempt.lock };
-    await releaseLock(ctx, attempt.lock);
+    const lock = attempt.lock;
+    const batch = await releasingOnError(ctx, lock, async () => {
+      const read = await loadUsable(ctx, bid, options);
+      return read && (await wants(ctx, work, read)) ? read : undefined;
+    });
+    if (batch) return { batch, lock };
+    await releaseEventually(ctx, lock);
   }
   return undefined;
 }

@@ -9,7 +9,7 @@ import { deleteIfPresent, removeOrphans, type CleanupSkip, type OrphanRemoval } 
 export type { CleanupSkip } from './doctor-orphans.js';
 import { createLimit, createTreeReader, type TreeReader } from './doctor-reader.js';
 import { scanBatch, scanJob, scanQueue, type BatchScan, type QueueScan } from './doctor-scan.js';
-import { releaseLock, tryLock } from './locks.js';
+import { releaseEventually, tryLock } from './locks.js';
 import { BATCH_FOLDERS, batchChild, batchPath, batchUuidPath, jobChild, jobPath, jobRef } from './paths.js';
 import { parseTimestamp } from './timestamps.js';
 
@@ -193,7 +193,7 @@ async function removeBatch(
     return await removeLockedBatch(ctx, read, candidate, index);
   } finally {
     // Usually gone with the batch's tree already; then this is a no-op.
-    await releaseLock(ctx, attempt.lock);
+    await releaseEventually(ctx, attempt.lock);
   }
 }
 

@@ -1,7 +1,7 @@
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
-import { releaseLock, tryLock, type HeldLock } from './locks.js';
+import { releaseEventually, tryLock, type HeldLock } from './locks.js';
 import { jobPath, jobStateFolder, parseRefName, sortRefs } from './paths.js';
 
 /** A job this session holds the lock of, as it was when acquired. */
@@ -67,7 +67,7 @@ async function loadLocked(
     if (job.status !== state) {
       // Moved on since we listed the folder (another worker committed): not an error.
       if (!(await ctx.zk.exists(ref))) {
-        await releaseLock(ctx, lock);
+        await releaseEventually(ctx, lock);
         return undefined;
       }
       throw new QueueError(
@@ -78,7 +78,9 @@ async function loadLocked(
     }
     return { job, lock, ref };
   } catch (err) {
-    await releaseLock(ctx, lock);
+    // Released even when ZooKeeper is away right now (the read failed for that, most likely):
+    // a lock of a session that lives on would block the job for as long as the session does.
+    await releaseEventually(ctx, lock);
     if (!isQueueError(err) || (err.code !== 'ITEM_INVALID' && err.code !== 'NOT_FOUND')) throw err;
     // The caller that is told reports it (the engine once per change); else it is logged here.
     if (options.onInvalid) options.onInvalid(jid, err);

@@ -53,11 +53,54 @@ function dropIfCreated(ctx: QueueContext, path: string, sessionId: string): void
       first(),
     )
     .subscribe((event) => {
-      if (event.state !== 'connected' || event.sessionId !== sessionId) return;
-      releaseLock(ctx, { path, sessionId }).catch((err: unknown) =>
-        ctx.log.warn({ lock: path, err }, 'could not drop a lock whose creation went unanswered'),
-      );
+      if (event.state === 'connected' && event.sessionId === sessionId)
+        void releaseEventually(ctx, { path, sessionId });
     });
+}
+
+/**
+ * Releases a lock whose work ended without a commit; never throws. When ZooKeeper cannot be
+ * reached right now (a server restart, a partition), the release is retried once the same
+ * session is connected again: a session that survives keeps its ephemeral locks, and a lock
+ * nobody releases would block its item for as long as this process lives. A new session has
+ * lost the lock anyway.
+ */
+export async function releaseEventually(ctx: QueueContext, lock: HeldLock): Promise<void> {
+  try {
+    await releaseLock(ctx, lock);
+  } catch (err) {
+    if (!isZkError(err) || !err.retryable) {
+      ctx.log.warn({ lock: lock.path, err }, 'could not release lock');
+      return;
+    }
+    ctx.log.warn({ lock: lock.path }, 'lock release deferred until ZooKeeper answers again');
+    ctx.zk.session$
+      .pipe(
+        filter((event) => event.state === 'connected' || event.state === 'closed'),
+        first(),
+      )
+      .subscribe((event) => {
+        if (event.state === 'connected' && event.sessionId === lock.sessionId)
+          void releaseEventually(ctx, lock);
+      });
+  }
+}
+
+/**
+ * Runs `use` on an item whose lock was just taken: if it throws (a lost connection while the item
+ * is read, say), the lock is released (eventually, see releaseEventually) and the error rethrown.
+ */
+export async function releasingOnError<T>(
+  ctx: QueueContext,
+  lock: HeldLock,
+  use: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await use();
+  } catch (err) {
+    await releaseEventually(ctx, lock);
+    throw err;
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { QueueContext } from '../../queue/context.js';
-import { releaseLock } from '../../queue/locks.js';
+import { releaseEventually } from '../../queue/locks.js';
 import { storageLockPath, inventoryLockPath } from '../../queue/paths.js';
 import { lockObject } from '../../queue/queue-locks.js';
 import { OutputError } from './output-errors.js';
@@ -35,8 +35,8 @@ export async function withObjectLock<T>(
   try {
     return await work();
   } finally {
-    await releaseLock(queue, lock).catch((err: unknown) =>
-      log.warn({ err, lock: lock.path }, 'could not release an object lock; it goes with the session'),
-    );
+    // Retried once ZooKeeper answers again: the session may outlive a server restart, and a
+    // lock it keeps would refuse every later job of this object.
+    await releaseEventually(queue, lock);
   }
 }

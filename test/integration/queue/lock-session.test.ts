@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tryLock } from '../../../src/queue/locks.js';
+import { releasingOnError, tryLock } from '../../../src/queue/locks.js';
 import type { ServerProcess } from '../../../src/zk-server/server-process.js';
 import { connectZk } from '../../../src/zk/index.js';
 import { startPrivateServer } from '../../support/private-server.js';
@@ -49,4 +49,30 @@ describe('locks across a session replacement', () => {
       await zk.close();
     }
   }, 30_000);
+
+  it('a lock whose item could not be read while the server was silent is released once the same session answers again', async () => {
+    const zk = await connectZk({ connectString: server.connectString, sessionTimeoutMs: 10_000 });
+    const ctx = queueContext(zk);
+    const recorder = new SessionRecorder(zk);
+    try {
+      await zk.create('/read-me');
+      const attempt = await tryLock(ctx, '/read-me');
+      if (!attempt.held) throw new Error('not locked');
+      server.freeze();
+      // The read fails once the watchdog stops trusting the link; so would a release right now.
+      const read = releasingOnError(ctx, attempt.lock, () => zk.getData('/read-me'));
+      await expect(read).rejects.toMatchObject({ retryable: true });
+      const suspended = await recorder.waitFor('suspended');
+      server.thaw();
+      await recorder.waitFor('connected', recorder.events.indexOf(suspended));
+      expect(zk.sessionId).toBe(attempt.lock.sessionId); // the session, and so its lock, lived on
+      const deadline = Date.now() + 20_000;
+      while ((await zk.exists('/read-me/lock')) && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await zk.exists('/read-me/lock')).toBeUndefined();
+    } finally {
+      server.thaw();
+      await zk.close();
+    }
+  }, 40_000);
 });

@@ -1,7 +1,7 @@
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it } from 'vitest';
 import { settle } from '../../../src/engine/indeterminate.js';
-import type { SessionEvent, ZkClient } from '../../../src/zk/index.js';
+import { ZkError, type SessionEvent, type ZkClient } from '../../../src/zk/index.js';
 
 // Only session$ and sessionId are used by settle: a stand-in session that is connected.
 const zk = {
@@ -40,5 +40,30 @@ describe('settling a commit whose outcome is unknown', () => {
     expect(
       await settle(zk, () => Promise.resolve({ status: 'downloading', statusVersion: 4 }), renewed),
     ).toBe('lock-lost');
+  });
+
+  it('waits for the server however long it is away, then reads, and reads again after a second loss', async () => {
+    const session$ = new BehaviorSubject<SessionEvent>({ state: 'disconnected', sessionId: '1', at: 0 });
+    const away = { session$, sessionId: '1' } as unknown as ZkClient;
+    const answers: (() => Promise<{ status: string; statusVersion: number }>)[] = [
+      () =>
+        Promise.reject(new ZkError('CONNECTION_LOSS', { operation: 'getData', path: '/jobs/jid1/status' })),
+      () => Promise.resolve({ status: 'processing', statusVersion: 5 }),
+    ];
+    let reads = 0;
+    const settled = settle(away, () => answers[reads++]!(), expected);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(reads).toBe(0); // no deadline of its own: it does not guess while the server is away
+    session$.next({ state: 'connected', sessionId: '1', at: 1 });
+    expect(await settled).toBe('applied');
+    expect(reads).toBe(2);
+  });
+  it('a client closed before the server answers leaves the outcome unknown', async () => {
+    const session$ = new BehaviorSubject<SessionEvent>({ state: 'disconnected', sessionId: '1', at: 0 });
+    const closing = { session$, sessionId: '1' } as unknown as ZkClient;
+    const settled = settle(closing, () => Promise.reject(new Error('not read')), expected);
+    session$.next({ state: 'closed', sessionId: '1', at: 1 });
+    session$.complete();
+    expect(await settled).toBe('lock-lost');
   });
 });

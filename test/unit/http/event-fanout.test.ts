@@ -68,6 +68,33 @@ describe('EventFanout: one feed subscription for every client of /events', () =>
     for (const piece of pieces) expect(piece.length).toBeGreaterThanOrEqual(16 * 1024);
   });
 
+  it('holds what clients behind have not written once for all of them, until the slowest has it or is gone', async () => {
+    const { feed, source } = fakeFeed();
+    const fanout = new EventFanout(source, () => undefined);
+    const stuck = [0, 1, 2].map(() => {
+      const { sink, state, take } = fakeSink(50);
+      const client = new EventClient(sink, 1_000_000, () => undefined);
+      fanout.add(client);
+      return { client, state, take };
+    });
+    feed.listener!.ready();
+    for (let i = 0; i < 1000; i++) feed.listener!.transition(transition(`jid${i}`));
+    await turn();
+    const burst = 1000 * frameOf('jid000').length;
+    // Each wrote its first piece into its socket; the rest is held once, not three times.
+    expect(fanout.heldBytes).toBeGreaterThan(burst / 2);
+    expect(fanout.heldBytes).toBeLessThan(burst);
+    for (const { take } of stuck.slice(0, 2)) for (let i = 0; i < 100; i++) take();
+    feed.listener!.transition(transition('jid-next'));
+    await turn();
+    expect(fanout.heldBytes).toBeGreaterThan(burst / 2); // the third has not read
+    fanout.remove(stuck[2]!.client);
+    expect(fanout.heldBytes).toBe(0);
+    expect(stuck[0]!.state.written.join('')).toBe(
+      READY + Array.from({ length: 1000 }, (_, i) => frameOf(`jid${i}`)).join('') + frameOf('jid-next'),
+    );
+  });
+
   it('holds the subscription while there are clients, and starts again for the next one', () => {
     const { feed, source } = fakeFeed();
     const fanout = new EventFanout(source, () => undefined);
