@@ -53,6 +53,12 @@ export interface JobLifecycle {
   folderOf(state: string): string;
   /** Where a failed job with this last success resumes on requeue; undefined when it does not. */
   resumeAfter(lastSuccessfulStatus: string | null): string | undefined;
+  /**
+   * The event that fails a job in `state` with a message (`{ type, message }`): the state's
+   * transition that records a failure (Merritt's `fail()` edge). Undefined where nothing fails a
+   * job (held, and the final and failed states).
+   */
+  failureEvent(state: string): string | undefined;
   newState(input: JobInput, event?: JobCreationEvent): ValidTransition<string, JobContext>;
   /** Where `event` takes a stored job, or INVALID_TRANSITION. Pure: the machine decides. */
   next(stored: StoredJob, event: { type: string }): TransitionResult<string, JobContext>;
@@ -113,6 +119,22 @@ function requeueTargets(machine: AnyStateMachine): Map<string, string> {
   return targets;
 }
 
+/** Per state, the event whose transition records a failure and leaves the state (see failureEvent). */
+function failureEvents(machine: AnyStateMachine): Map<string, string> {
+  const events = new Map<string, string>();
+  const recordsFailure = (action: unknown): boolean =>
+    action === 'recordFailure' || (action as { type?: unknown } | null)?.type === 'recordFailure';
+  for (const [state, node] of Object.entries(machine.root.states as Record<string, AnyNode>)) {
+    for (const [type, transitions] of node.transitions) {
+      const fails = transitions.some(
+        (t) => t.actions.some(recordsFailure) && t.target?.some((target) => target !== node),
+      );
+      if (fails && !events.has(state)) events.set(state, type);
+    }
+  }
+  return events;
+}
+
 /** Working states with a transition that stays (no target, or itself) on a step's event. */
 function statesThatStay(machine: AnyStateMachine, working: readonly string[]): string[] {
   const nodes = machine.root.states as Record<string, AnyNode>;
@@ -143,6 +165,7 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
   const byState = new Map(table.map((row) => [row.state, row]));
   const working = table.filter((row) => row.step !== undefined).map((row) => row.state);
   const resume = requeueTargets(machine);
+  const failing = failureEvents(machine);
   const parse = wireParser(table);
   const rowOf = (state: string): StateRow => {
     const row = byState.get(state);
@@ -167,6 +190,7 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
     parse,
     folderOf: (state) => rowOf(state).folder ?? state.toLowerCase(),
     resumeAfter: (last) => resume.get(last ?? ''),
+    failureEvent: (state) => failing.get(state),
     newState(input, event = { type: 'job.created' }) {
       let snapshot = pureInitialSnapshot(machine, input);
       if (event.type === 'job.rejected') snapshot = pureTransition(machine, snapshot, event);

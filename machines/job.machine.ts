@@ -40,7 +40,9 @@ function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
  * - Recording is followed by notify (003); 001's recording → completed predates notify.
  * - last_successful_status is the state just finished and is kept on failure (003), even where
  *   001 ("remains Estimating") or 003's own resume-to-notify example say otherwise.
- * - Estimating never fails (003): when the estimate step itself fails, space_needed is 0.
+ * - Estimating never fails (003): when the estimate step itself fails, space_needed is 0. A job
+ *   that stays without a node it needs fails from estimating as from every state a step runs in
+ *   (`estimate.failed`, mrt-zk's Estimating → Failed): nothing could run it.
  * - Provisioning waits, with a bound: short space, or a provision step that cannot tell, keeps
  *   the job in provisioning to be evaluated again (003 "remain in this state"); a job too large
  *   for this machine, or one that has waited longer than allowed, fails (`provision.failed`,
@@ -96,6 +98,11 @@ function buildJobMachine(initial: JobState) {
           },
         },
         on: {
+          'estimate.failed': {
+            target: 'failed',
+            description: 'A node the job needs stays missing',
+            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
+          },
           'estimate.done': {
             target: 'provisioning',
             actions: {

@@ -36,6 +36,8 @@ export type JobEvent =
   /** The job can never run: digest mismatch or corrupt manifest (seed 003 "immediately fail"). */
   | { type: 'job.rejected'; message: string }
   | { type: 'estimate.done'; spaceNeeded: number; priority?: number }
+  /** Not the step's (it never fails): a node the job needs stays missing, so nothing can run it. */
+  | { type: 'estimate.failed'; message: string }
   | { type: 'provision.done' }
   /** Not enough working space yet: the job stays in provisioning, says why, and is evaluated again later. */
   | { type: 'space.short'; message?: string }

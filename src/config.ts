@@ -28,6 +28,11 @@ export interface Config {
   zkSessionTimeoutMs: number;
   /** How long `mrtq serve` keeps trying to start while ZooKeeper is unavailable; undefined: forever. */
   startTimeoutMs: number | undefined;
+  /**
+   * A job this long without a node it needs fails, naming the node (`MRTQ_INCOMPLETE_JOB_FAIL_MS`,
+   * default 5 min; 0: it waits for someone to write the node).
+   */
+  incompleteJobFailMs: number | undefined;
   /** pino level: fatal, error, warn, info, debug, trace or silent (LOG_LEVEL). */
   logLevel: string;
   /** Human-readable log lines instead of JSON lines (LOG_PRETTY=true). */
@@ -43,6 +48,14 @@ export interface Config {
   jaegerUrl: string | undefined;
   /** Settings of the ingest steps (fetch limits, working storage, local services, SMTP). */
   ingest: IngestSettings;
+}
+
+function nonNegativeInt(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined || raw.trim() === '') return undefined;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0)
+    throw new Error(`${name} must be a whole number of milliseconds (0 or more), got "${raw}"`);
+  return value;
 }
 
 function positiveInt(name: string, raw: string | undefined, fallback: number): number {
@@ -110,6 +123,7 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: 
     dataDir,
     containers,
     zkSessionTimeoutMs: positiveInt('ZK_SESSION_TIMEOUT_MS', env.ZK_SESSION_TIMEOUT_MS, 10_000),
+    incompleteJobFailMs: nonNegativeInt('MRTQ_INCOMPLETE_JOB_FAIL_MS', env.MRTQ_INCOMPLETE_JOB_FAIL_MS),
     startTimeoutMs: env.MRTQ_START_TIMEOUT_MS
       ? positiveInt('MRTQ_START_TIMEOUT_MS', env.MRTQ_START_TIMEOUT_MS, 0)
       : undefined,

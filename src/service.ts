@@ -127,7 +127,13 @@ export async function startService(config: Config, options: ServiceOptions, log:
     if (steps.close) closing.add(steps.close);
     const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
     if (ledgerFile) closing.add(() => Promise.resolve(ledgerFile.close()));
-    const engine = createEngine(queue, steps, options, { ledger: ledgerFile, metrics, log, inspector });
+    const engine = createEngine(queue, steps, options, {
+      ledger: ledgerFile,
+      metrics,
+      log,
+      inspector,
+      incompleteJobFailMs: config.incompleteJobFailMs,
+    });
     let running = false;
     const api = await serveHttp(config, options, {
       queue,
@@ -196,7 +202,13 @@ function createEngine(
   queue: QueueContext,
   steps: ServiceSteps,
   options: ServiceOptions,
-  parts: { ledger: Ledger | undefined; metrics: EngineMetrics; log: Logger; inspector?: RunningInspector },
+  parts: {
+    ledger: Ledger | undefined;
+    metrics: EngineMetrics;
+    log: Logger;
+    inspector?: RunningInspector;
+    incompleteJobFailMs?: number;
+  },
 ): Engine {
   return new Engine(
     {
@@ -213,6 +225,7 @@ function createEngine(
       jobStates: options.jobStates,
       batchWork: options.batchWork,
       sweepIntervalMs: options.sweepIntervalMs,
+      incompleteJobFailMs: parts.incompleteJobFailMs,
       limits: options.limit !== undefined ? uniformLimits(queue.lifecycle, options.limit) : undefined,
     },
   );

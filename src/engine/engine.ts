@@ -26,6 +26,9 @@ import { releaseEventually } from '../queue/locks.js';
 import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
+import { IncompleteJobs } from './incomplete-jobs.js';
+import { failIncompleteJob } from '../queue/job-incomplete.js';
+import { isZkError } from '../zk/index.js';
 
 export const ACCESS_QUEUES: readonly AccessQueue[] = ['small', 'large'];
 
@@ -49,7 +52,15 @@ export interface EngineOptions {
    * have been freed).
    */
   provisioningIntervalMs?: number;
+  /**
+   * A job this long without a node it needs (status, bid, configuration) fails, with a message
+   * naming the node (default 5 min; 0: it waits, watched, for someone to write it).
+   */
+  incompleteJobFailMs?: number;
 }
+
+/** Another tool writes a job's nodes within milliseconds; five minutes without one is not that. */
+const DEFAULT_INCOMPLETE_JOB_FAIL_MS = 5 * 60_000;
 
 const DEFAULT_LIMIT = 4;
 
@@ -74,6 +85,8 @@ export class Engine {
   private readonly batchLocks = this.lockedElsewhere((bid) => `${batchPath(bid)}/lock`);
   private readonly unusableBatches = this.unusable(batchPath);
   private readonly problems: ProblemLog;
+  /** Jobs without a node they need, failed once they have stayed so (see IncompleteJobs). */
+  private readonly incompleteJobs: IncompleteJobs;
 
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
@@ -88,6 +101,10 @@ export class Engine {
     const missing = lifecycle.steps.filter((step) => deps.jobSteps.steps[step] === undefined);
     if (missing.length > 0) throw new Error(`no implementation for job step ${missing.join(', ')}`);
     this.problems = new ProblemLog(deps.log);
+    this.incompleteJobs = new IncompleteJobs(
+      options.incompleteJobFailMs ?? DEFAULT_INCOMPLETE_JOB_FAIL_MS,
+      (jid, state, waitedMs) => this.failIncomplete(jid, state, waitedMs),
+    );
   }
 
   /** States and batch work this engine serves (for health and metrics). */
@@ -153,6 +170,7 @@ export class Engine {
   async stop(graceMs = 10_000): Promise<void> {
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     this.stallGuard?.stop();
+    this.incompleteJobs.stop();
     await Promise.all(this.allConsumers().map((c) => c.stop(graceMs)));
     this.deps.log.info('engine stopped');
   }
@@ -173,6 +191,7 @@ export class Engine {
           },
           onInvalid: (jid, error) => {
             this.problems.report({ jobId: jid, state }, jid, error, `job ${jid}`);
+            if (error.incomplete) this.incompleteJobs.note(jid, state);
             onUnusable(jid);
           },
         }),
@@ -182,6 +201,7 @@ export class Engine {
       busyElsewhere: (jid) => this.jobInHand(jid),
       work: async (acquired, signal) => {
         this.problems.clear(acquired.job.jobId);
+        this.incompleteJobs.clear(acquired.job.jobId);
         if (!lifecycle.isWorking(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
@@ -313,6 +333,23 @@ export class Engine {
       .then(() => {
         if (!fired) armed();
       }, once);
+  }
+
+  /** Fails a job that stayed without a node it needs (failIncompleteJob), unless it is whole now. */
+  private async failIncomplete(jid: string, state: string, waitedMs: number): Promise<'done' | 'retry'> {
+    try {
+      const outcome = await failIncompleteJob(this.deps.queue, jid, state, waitedMs);
+      if (outcome.failed) this.problems.clear(jid);
+      else this.deps.log.info({ jobId: jid, state, reason: outcome.reason }, 'incomplete job not failed');
+      return 'done';
+    } catch (err) {
+      const retry = isZkError(err) && err.retryable;
+      this.deps.log.warn(
+        { jobId: jid, state, err },
+        `could not fail an incomplete job${retry ? '; trying again later' : ''}`,
+      );
+      return retry ? 'retry' : 'done';
+    }
   }
 
   /** Jobs waiting in a state whose step may keep them there are evaluated again. */

@@ -4,6 +4,7 @@ import { Engine } from '../../../src/engine/engine.js';
 import type { LedgerEntry } from '../../../src/engine/ledger.js';
 import { doctor } from '../../../src/queue/doctor.js';
 import { loadJob } from '../../../src/queue/job-load.js';
+import { requeueJob } from '../../../src/queue/admin-jobs.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { eventually } from '../../support/eventually.js';
@@ -68,5 +69,97 @@ describe('a job written without its optional nodes', () => {
     expect((await ctx.zk.getData(`/jobs/${noPriority}/priority`)).data?.toString()).toBe('20');
     const after = await doctor(ctx, { confirm: false });
     expect(after.problems.filter((p) => p.code === 'JOB_NODE_MISSING')).toEqual([]);
+  });
+});
+
+describe('a job without a node it needs', () => {
+  let engine: Engine | undefined;
+  afterAll(async () => {
+    await engine?.stop(1000);
+  });
+
+  it('fails once it has stayed so, naming the node, from whichever state it is in; its batch reports; written and requeued, it completes', async () => {
+    const ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    const { bid, jids } = await writeForeignBatch(ctx, [
+      { prefix: '05', priority: '5' },
+      { prefix: '05', priority: '5' },
+      { prefix: '05', priority: '5', status: 'Downloading' },
+      { prefix: '05', priority: '5', status: 'Estimating' },
+    ]);
+    const [whole, noConfiguration, noStatus, estimatingWithout] = jids as [string, string, string, string];
+    const configuration = (await ctx.zk.getData(`/jobs/${noConfiguration}/configuration`)).data!;
+    await ctx.zk.delete(`/jobs/${noConfiguration}/configuration`);
+    await ctx.zk.delete(`/jobs/${noStatus}/status`);
+    await ctx.zk.delete(`/jobs/${estimatingWithout}/configuration`);
+
+    const ledger: LedgerEntry[] = [];
+    engine = new Engine(
+      {
+        queue: queueContext(await chroot.connect()),
+        ...createSimulatedSteps(),
+        ledger: { record: (entry) => ledger.push(entry) },
+        log: pino({ level: 'silent' }),
+      },
+      { sweepIntervalMs: 0, incompleteJobFailMs: 1500 },
+    );
+    await engine.start();
+
+    const failedWith = async (jid: string, node: string) => {
+      const job = await eventually(
+        () => loadJob(ctx, jid).catch(() => undefined),
+        (j) => j?.status === 'failed',
+        30_000,
+      );
+      expect(job!.message).toContain(`/jobs/${jid}/${node} is missing`);
+      return job!;
+    };
+    // Pending: failed as a rejected job; its configuration is still missing, so only the status
+    // can be read (loadJob refuses it): read it raw.
+    const rawStatus = async (jid: string) =>
+      JSON.parse((await ctx.zk.getData(`/jobs/${jid}/status`)).data!.toString()) as Record<string, unknown>;
+    await eventually(
+      () => rawStatus(noConfiguration),
+      (s) => s.status === 'Failed',
+      30_000,
+    );
+    expect(String((await rawStatus(noConfiguration)).message)).toContain(
+      `/jobs/${noConfiguration}/configuration is missing`,
+    );
+    // Downloading, its status node gone: written anew, as failed, with the job's ref moved.
+    const statusless = await failedWith(noStatus, 'status');
+    expect(statusless.retryCount).toBe(0);
+    await eventually(
+      () => rawStatus(estimatingWithout),
+      (s) => s.status === 'Failed',
+      30_000,
+    );
+    expect(await ctx.zk.getChildren('/jobs/states/failed')).toEqual(
+      expect.arrayContaining([`05-${noConfiguration}`, `05-${noStatus}`, `05-${estimatingWithout}`]),
+    );
+    for (const state of ['pending', 'downloading', 'estimating'])
+      expect(await ctx.zk.getChildren(`/jobs/states/${state}`)).toEqual([]);
+    // None of them ran a step; the whole one completed, and the batch was reported.
+    for (const jid of [noConfiguration, noStatus, estimatingWithout])
+      expect(ledger.filter((e) => e.kind === 'start' && e.item === jid)).toEqual([]);
+    expect((await loadJob(ctx, whole)).status).toBe('completed');
+    await eventually(
+      async () =>
+        JSON.parse((await ctx.zk.getData(`/batches/${bid}/status`)).data!.toString()) as { status: string },
+      (s) => s.status !== 'Processing' && s.status !== 'Reporting',
+      30_000,
+    );
+    expect((await ctx.zk.getChildren(`/batches/${bid}/states/batch-failed`)).sort()).toEqual(
+      [noConfiguration, noStatus, estimatingWithout].sort(),
+    );
+
+    // Written by an operator and requeued: it runs like any failed job.
+    await ctx.zk.create(`/jobs/${noConfiguration}/configuration`, configuration);
+    await requeueJob(ctx, noConfiguration);
+    await eventually(
+      () => loadJob(ctx, noConfiguration),
+      (j) => j.status === 'completed',
+      30_000,
+    );
   });
 });

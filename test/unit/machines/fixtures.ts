@@ -21,6 +21,7 @@ export const jobEventSamples: Samples<JobEvent> = {
   'job.acquired': [{ type: 'job.acquired' }],
   'job.rejected': [{ type: 'job.rejected', message: 'digest mismatch for file1.txt' }],
   'estimate.done': [{ type: 'estimate.done', spaceNeeded: 1_000_000_000, priority: 10 }],
+  'estimate.failed': [{ type: 'estimate.failed', message: '/jobs/jid0000000001/configuration is missing' }],
   'provision.done': [{ type: 'provision.done' }],
   'space.short': [{ type: 'space.short' }],
   'provision.failed': [{ type: 'provision.failed', message: 'needs 900 TiB; at most 70 GiB fits here' }],

@@ -15,8 +15,37 @@ import {
   type ProvisionOutput,
 } from '../../../machines/index.js';
 import { allJobEvents, failingStep, pendingStep, storedJob, succeedingStep } from './fixtures.js';
+import { jobTable, merrittJobLifecycle, type JobState } from '../../../machines/index.js';
 
 describe('job machine', () => {
+  it('names, for each state a job can fail from, the event that fails it: read from the machine, one per state', () => {
+    const failing = Object.fromEntries(
+      jobStates.flatMap((state) => {
+        const event = merrittJobLifecycle.failureEvent(state);
+        return event === undefined ? [] : [[state, event]];
+      }),
+    );
+    expect(failing).toEqual({
+      pending: 'job.rejected',
+      estimating: 'estimate.failed',
+      provisioning: 'provision.failed',
+      downloading: 'download.failed',
+      processing: 'process.failed',
+      storing: 'store.failed',
+      recording: 'record.failed',
+      notify: 'notify.failed',
+    });
+    // Each is an edge of the table to failed, and carries its message into the job.
+    for (const [state, event] of Object.entries(failing)) {
+      expect(jobTable).toContainEqual(expect.objectContaining({ from: state, event, to: 'failed' }));
+      const result = nextJobState(storedJob(state as JobState), {
+        type: event,
+        message: 'x is missing',
+      } as never);
+      expect(result).toMatchObject({ to: 'failed', context: { message: 'x is missing' } });
+    }
+  });
+
   it('has exactly the documented states', () => {
     expect(Object.keys(jobMachine.root.states)).toEqual([...jobStates]);
   });

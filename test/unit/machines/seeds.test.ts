@@ -61,6 +61,11 @@ const documentedJobEdges: Documented[] = [
     cites: [mrtzk('Provisioning → Downloading (success), Failed (fail).')],
   },
   {
+    from: 'estimating',
+    to: 'failed',
+    cites: [mrtzk('Estimating → Provisioning (success), Failed (fail).')],
+  },
+  {
     from: 'provisioning',
     to: 'provisioning',
     cites: [s003('Jobs that fail the provisioning test will remain in this state')],

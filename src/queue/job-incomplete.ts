@@ -1,0 +1,164 @@
+import { basename } from 'node:path';
+import type { StoredJob } from '../../machines/index.js';
+import type { Op } from '../zk/index.js';
+import { batchFolderForJob } from './batch-jobs.js';
+import type { QueueContext } from './context.js';
+import { isQueueError, QueueError } from './errors.js';
+import { loadJob } from './job-load.js';
+import { findRefIn } from './job-refs.js';
+import { releaseEventually, releasingOnError, tryLock, type HeldLock } from './locks.js';
+import {
+  batchFolderPath,
+  batchPath,
+  batchRef,
+  jobChild,
+  jobPath,
+  jobRef,
+  jobStateFolder,
+  parseRefName,
+} from './paths.js';
+import { decodeJobStatus, decodeText, encodeJobStatus } from './wire.js';
+
+/** What became of a job that stayed without a node it needs. */
+export type IncompleteOutcome =
+  | { failed: true; message: string }
+  | {
+      failed: false;
+      /**
+       * `usable`: its nodes are all there now; `locked`: another session works on it; `moved`:
+       * it is no longer in that state (or gone); `stays`: its state has no edge to failure.
+       */
+      reason: 'usable' | 'locked' | 'moved' | 'stays';
+    };
+
+/**
+ * Fails a job that is still without a node it needs (`status`, `bid` or `configuration`: see
+ * loadJob) after waiting for it: nothing would ever run it, and its batch would never report.
+ * The event is the one its state fails with (JobLifecycle.failureEvent: Merritt's `fail()` edge),
+ * with a message naming the node; the machine decides the target. Written in one multi under the
+ * job's lock, with what can be read of the job: the status node is created when it is the one
+ * missing, and the batch's folders are moved when `bid` names a batch that lists the job.
+ * Requeued as usual once someone has written the node.
+ */
+export async function failIncompleteJob(
+  ctx: QueueContext,
+  jid: string,
+  state: string,
+  waitedMs: number,
+): Promise<IncompleteOutcome> {
+  const event = ctx.lifecycle.failureEvent(state);
+  if (event === undefined) return { failed: false, reason: 'stays' };
+  const attempt = await tryLock(ctx, jobPath(jid));
+  if (!attempt.held) return { failed: false, reason: attempt.reason === 'locked' ? 'locked' : 'moved' };
+  const { lock } = attempt;
+  const outcome = await releasingOnError(ctx, lock, () => failLocked(ctx, jid, state, event, waitedMs, lock));
+  if (!outcome.failed) await releaseEventually(ctx, lock);
+  return outcome;
+}
+
+async function failLocked(
+  ctx: QueueContext,
+  jid: string,
+  state: string,
+  event: string,
+  waitedMs: number,
+  lock: HeldLock,
+): Promise<IncompleteOutcome> {
+  const missing = await missingNode(ctx, jid);
+  if (missing === undefined) return { failed: false, reason: 'usable' };
+  const ref = await findRefIn(ctx, jobStateFolder(state), jid);
+  if (ref === undefined) return { failed: false, reason: 'moved' };
+  const [statusNode, bidNode] = await ctx.zk.getDataMany([jobChild(jid, 'status'), jobChild(jid, 'bid')]);
+  const batchId = bidNode?.data ? decodeText(bidNode.data) : '';
+  const stored: StoredJob = {
+    ...storedStatus(ctx, jid, statusNode?.data),
+    status: state,
+    jobId: jid,
+    batchId,
+    priority: parseRefName(basename(ref))?.priority ?? 0,
+    spaceNeeded: 0,
+  };
+  const message =
+    `${missing} is missing: nothing can run job ${jid} without it (waited ${Math.round(waitedMs / 1000)} s ` +
+    `for it to be written); write it, then requeue the job`;
+  const result = ctx.lifecycle.next(stored, { type: event, message } as { type: string });
+  if (!result.ok) throw new QueueError('INVALID_TRANSITION', `job ${jid}: ${result.message}`, jobPath(jid));
+  const next = { ...stored, ...result.context, status: result.to };
+  const ops: Op[] = [
+    { op: 'check', path: lock.path },
+    statusNode
+      ? {
+          op: 'set',
+          path: jobChild(jid, 'status'),
+          data: encodeJobStatus(next, ctx.now(), ctx.lifecycle),
+          version: statusNode.stat.version,
+        }
+      : {
+          op: 'create',
+          path: jobChild(jid, 'status'),
+          data: encodeJobStatus(next, ctx.now(), ctx.lifecycle),
+        },
+    { op: 'delete', path: ref },
+    { op: 'create', path: jobRef(next.status, next.priority, jid) },
+    ...(await batchMoves(ctx, batchId, jid, state, next.status)),
+    { op: 'delete', path: lock.path },
+  ];
+  await ctx.zk.multi(ops);
+  ctx.log.error({ jobId: jid, state, to: next.status }, `job ${jid} failed: ${message}`);
+  return { failed: true, message };
+}
+
+/** The node loadJob finds missing, or undefined when the job reads whole now (or has other trouble). */
+async function missingNode(ctx: QueueContext, jid: string): Promise<string | undefined> {
+  try {
+    await loadJob(ctx, jid);
+    return undefined;
+  } catch (err) {
+    if (isQueueError(err) && err.incomplete) return err.message.replace(/ is missing$/, '');
+    if (isQueueError(err) && (err.code === 'ITEM_INVALID' || err.code === 'NOT_FOUND')) return undefined;
+    throw err;
+  }
+}
+
+/** What the status node says of retries and the last success, when it can be read. */
+function storedStatus(
+  ctx: QueueContext,
+  jid: string,
+  data: Buffer | undefined,
+): Pick<StoredJob, 'lastSuccessfulStatus' | 'retryCount' | 'message'> {
+  try {
+    const status = decodeJobStatus(jobChild(jid, 'status'), data, ctx.lifecycle);
+    return {
+      lastSuccessfulStatus: status.lastSuccessfulStatus,
+      retryCount: status.retryCount,
+      message: null,
+    };
+  } catch {
+    return { lastSuccessfulStatus: null, retryCount: 0, message: null };
+  }
+}
+
+/** The job's entry in its batch's folders moved with it, when its batch lists it where expected. */
+async function batchMoves(
+  ctx: QueueContext,
+  bid: string,
+  jid: string,
+  from: string,
+  to: string,
+): Promise<Op[]> {
+  const fromFolder = batchFolderForJob(from);
+  const toFolder = batchFolderForJob(to);
+  if (bid === '' || fromFolder === toFolder) return [];
+  const [listed, already, batch] = await Promise.all([
+    ctx.zk.exists(batchRef(bid, fromFolder, jid)),
+    ctx.zk.exists(batchRef(bid, toFolder, jid)),
+    ctx.zk.exists(batchPath(bid)),
+  ]);
+  if (!batch) return [];
+  // Batches written by other tools may lack the folder, as commitJobTransition finds too.
+  if (!already) await ctx.zk.mkdirp(batchFolderPath(bid, toFolder));
+  return [
+    ...(listed ? [{ op: 'delete' as const, path: batchRef(bid, fromFolder, jid) }] : []),
+    ...(already ? [] : [{ op: 'create' as const, path: batchRef(bid, toFolder, jid) }]),
+  ];
+}
