@@ -28,8 +28,12 @@ const accessSetup = setup({
 /**
  * The access (assembly) request lifecycle. Seed 002 gives only its data (a status with
  * message); the transitions are Merritt's as DESIGN.md §3 summarises them. Decisions:
- * - A requeue (`admin.requeue`) runs the whole assembly again: there are no intermediate
- *   steps to resume after, and no retry count is stored for access requests.
+ * - A requeue (`admin.requeue`) puts a failed request back to pending, as mrt-admin's Requeue
+ *   does, so whichever consumer serves the queue (this engine, or Merritt's storage service,
+ *   which takes only Pending requests) runs the whole assembly again. states.yml's
+ *   Failed → Processing is not used: no Merritt code writes it.
+ * - An operator may delete a failed or a completed request (`admin.delete`, mrt-admin's Queue
+ *   Del), so completed is not final here; cleanup removes completed and deleted requests.
  * - Holds apply to a whole access queue (`/locks/queue/accessSmall|accessLarge`), not to a
  *   request, so there is no held state: the consumer simply does not acquire while held.
  */
@@ -64,11 +68,14 @@ function buildAccessMachine(initial: AccessState) {
           },
         },
       },
-      completed: { type: 'final' },
+      completed: {
+        description: 'Kept until an operator deletes it or cleanup removes it',
+        on: { 'admin.delete': { target: 'deleted' } },
+      },
       failed: {
         description: 'Kept until an operator requeues or deletes it',
         on: {
-          'admin.requeue': { target: 'processing', actions: 'clearMessage' },
+          'admin.requeue': { target: 'pending', actions: 'clearMessage' },
           'admin.delete': { target: 'deleted' },
         },
       },

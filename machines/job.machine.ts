@@ -19,6 +19,19 @@ function provisionEvent(output: ProvisionOutput): JobEvent {
   return { type: 'space.short', message: output.message };
 }
 
+/**
+ * mrt-admin's Fail: an operator fails a job that is not held, failed or final, with a reason.
+ * Listed last in each state, so the state's own failure event stays its `failureEvent`.
+ */
+const adminFail = {
+  target: 'failed',
+  description: 'Operator fail',
+  actions: {
+    type: 'recordFailure',
+    params: ({ event }: { event: Extract<JobEvent, { type: 'admin.fail' }> }) => ({ message: event.message }),
+  },
+} as const;
+
 function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
   return {
     target: state,
@@ -51,6 +64,8 @@ function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
  *   pending job to failed (003 "A job will immediately fail"), written in one transaction.
  * - Requeue resumes after last_successful_status by mrt-admin's table (job.resume.ts) and clears
  *   the message; a last success the table does not map leaves the job failed, as in Merritt.
+ * - An operator may fail a pending or working job (`admin.fail`, mrt-admin's Fail), with a reason;
+ *   last_successful_status is kept, so a requeue resumes at the step it was failed in.
  * - completed and deleted are final: nothing leaves them; batch cleanup removes the nodes.
  */
 function buildJobMachine(initial: JobState) {
@@ -69,6 +84,7 @@ function buildJobMachine(initial: JobState) {
             target: 'failed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       held: {
@@ -103,6 +119,7 @@ function buildJobMachine(initial: JobState) {
             description: 'A node the job needs stays missing',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
           'estimate.done': {
             target: 'provisioning',
             actions: {
@@ -143,6 +160,7 @@ function buildJobMachine(initial: JobState) {
             description: 'Too large for this machine, or waited longer than allowed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       downloading: {
@@ -175,6 +193,7 @@ function buildJobMachine(initial: JobState) {
             target: 'failed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       processing: {
@@ -199,6 +218,7 @@ function buildJobMachine(initial: JobState) {
             target: 'failed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       storing: {
@@ -224,6 +244,7 @@ function buildJobMachine(initial: JobState) {
             target: 'failed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       recording: {
@@ -249,6 +270,7 @@ function buildJobMachine(initial: JobState) {
             target: 'failed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       notify: {
@@ -273,6 +295,7 @@ function buildJobMachine(initial: JobState) {
             target: 'failed',
             actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
           },
+          'admin.fail': adminFail,
         },
       },
       completed: {

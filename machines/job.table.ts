@@ -1,5 +1,5 @@
 import type { JobEventType } from './job.types.js';
-import type { JobState, JobWorkingState } from './states.js';
+import { jobWorkingStates, type JobState, type JobWorkingState } from './states.js';
 import type { TableEdge } from './table.js';
 
 /** The job lifecycle's event names plus `job.created`, which only creates a job. */
@@ -14,6 +14,11 @@ function requeue(to: JobWorkingState, statuses: readonly string[]): JobEdge {
     guard: { type: 'hasLastSuccessIn', params: { statuses } },
     trigger: `operator requeue; resumes at ${to} when last_successful_status is ${statuses.map((s) => s || 'null').join(' or ')}`,
   };
+}
+
+/** mrt-admin's Fail from a waiting or working state (merritt-protocols.md §6). */
+function adminFail(from: JobState): JobEdge {
+  return { from, event: 'admin.fail', to: 'failed', trigger: 'operator fail (locks released)' };
 }
 
 /** Every transition of the job lifecycle (DESIGN.md §3) and no other. */
@@ -74,4 +79,5 @@ export const jobTable: readonly JobEdge[] = [
   requeue('recording', ['storing']),
   requeue('notify', ['recording']),
   { from: 'failed', event: 'admin.delete', to: 'deleted', trigger: 'operator delete' },
+  ...(['pending', ...jobWorkingStates] as const).map(adminFail),
 ];

@@ -56,7 +56,9 @@ export type JobEvent =
   | { type: 'admin.hold' }
   | { type: 'admin.release' }
   | { type: 'admin.requeue' }
-  | { type: 'admin.delete' };
+  | { type: 'admin.delete' }
+  /** An operator fails a job that is waiting or working (mrt-admin's Fail), saying why. */
+  | { type: 'admin.fail'; message: string };
 
 export type JobEventType = JobEvent['type'];
 

@@ -14,7 +14,16 @@ export interface StateRow<S extends string = string> {
   readonly folder?: string;
   /** The actor a working state invokes; absent for states in which no step runs. */
   readonly step?: string;
+  /**
+   * The Merritt service that consumes the state in a Merritt deployment (merritt-protocols.md,
+   * "The big picture"): there the engine leaves it to that service. Absent: ingest's own state,
+   * which the engine serves in every deployment.
+   */
+  readonly merritt?: MerrittService;
 }
+
+/** A Merritt service beside ingest that takes jobs from a state of its own. */
+export type MerrittService = 'storage' | 'inventory';
 
 export const jobStateTable = [
   { state: 'pending', wire: 'Pending', folder: 'pending' },
@@ -23,8 +32,8 @@ export const jobStateTable = [
   { state: 'provisioning', wire: 'Provisioning', folder: 'provisioning', step: 'provision' },
   { state: 'downloading', wire: 'Downloading', folder: 'downloading', step: 'download' },
   { state: 'processing', wire: 'Processing', folder: 'processing', step: 'process' },
-  { state: 'storing', wire: 'Storing', folder: 'storing', step: 'store' },
-  { state: 'recording', wire: 'Recording', folder: 'recording', step: 'record' },
+  { state: 'storing', wire: 'Storing', folder: 'storing', step: 'store', merritt: 'storage' },
+  { state: 'recording', wire: 'Recording', folder: 'recording', step: 'record', merritt: 'inventory' },
   { state: 'notify', wire: 'Notify', folder: 'notify', step: 'notify' },
   { state: 'completed', wire: 'Completed', folder: 'completed' },
   { state: 'failed', wire: 'Failed', folder: 'failed' },

@@ -1,5 +1,11 @@
 import { resolve } from 'node:path';
-import type { IngestSettings, ServiceEndpoint } from './steps/ingest/contracts.js';
+import type {
+  DeploymentMode,
+  IngestSettings,
+  MerrittHandOffSettings,
+  ServiceEndpoint,
+} from './steps/ingest/contracts.js';
+import { DEFAULT_MAIL_SETTINGS, parseAdminList, type MailSettings } from './steps/ingest/mail-merritt.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -28,6 +34,22 @@ class Problems {
     }
     return value;
   }
+  deployment(env: NodeJS.ProcessEnv, name: string): DeploymentMode {
+    const raw = (env[name] ?? '').trim().toLowerCase();
+    if (raw === '' || raw === 'standalone') return 'standalone';
+    if (raw === 'merritt') return 'merritt';
+    this.list.push(`${name} must be "standalone" or "merritt", got "${env[name]}"`);
+    return 'standalone';
+  }
+  url(env: NodeJS.ProcessEnv, name: string): string | undefined {
+    const raw = env[name]?.trim();
+    if (!raw) return undefined;
+    if (!/^https?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) {
+      this.list.push(`${name} must be an http(s) URL, got "${raw}"`);
+      return undefined;
+    }
+    return raw.replace(/\/+$/, '');
+  }
   endpoint(env: NodeJS.ProcessEnv, name: string): ServiceEndpoint {
     const raw = env[name];
     if (!raw) return { kind: 'local' };
@@ -39,12 +61,56 @@ class Problems {
   }
 }
 
+/** EZID's Basic credentials (`user:password`) and `_target` base (docs/ingest.md, "Minter and local ids"). */
+function ezidSettings(env: NodeJS.ProcessEnv, p: Problems): Pick<IngestSettings, 'ezid'> {
+  const credentials = env.MRTQ_EZID_CREDENTIALS;
+  const targetUrl = env.MRTQ_EZID_TARGET_URL;
+  if (credentials && !credentials.includes(':'))
+    p.list.push('MRTQ_EZID_CREDENTIALS must be "user:password", got no ":"');
+  if (targetUrl && !/^https?:\/\//.test(targetUrl))
+    p.list.push(`MRTQ_EZID_TARGET_URL must be an http(s) URL, got "${targetUrl}"`);
+  if (!credentials && !targetUrl) return {};
+  return { ezid: { ...(credentials ? { credentials } : {}), ...(targetUrl ? { targetUrl } : {}) } };
+}
+
 /** An error listing every invalid ingest setting by its variable name. */
 export class IngestConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid settings:\n  ${problems.join('\n  ')}`);
     this.name = 'IngestConfigError';
   }
+}
+
+/** Merritt's storage service fetches the hand-off manifest from this engine: it needs its URL. */
+function merrittHandOff(env: NodeJS.ProcessEnv, p: Problems): MerrittHandOffSettings {
+  const publicUrl = p.url(env, 'MRTQ_PUBLIC_URL');
+  if (!publicUrl && !env.MRTQ_PUBLIC_URL)
+    p.list.push(
+      "MRTQ_PUBLIC_URL must be set when MRTQ_DEPLOYMENT=merritt: the base URL of this engine's HTTP API as " +
+        "Merritt's storage service reaches it (e.g. http://ingest-1.example.org:8470)",
+    );
+  const node = env.MRTQ_STORAGE_NODE ? p.int(env, 'MRTQ_STORAGE_NODE', 0, 0) : undefined;
+  const storageService = p.url(env, 'MRTQ_STORAGE_SERVICE');
+  return {
+    ...(publicUrl ? { publicUrl } : {}),
+    ...(storageService ? { storageService } : {}),
+    ...(node !== undefined ? { storageNode: node } : {}),
+  };
+}
+
+/** Merritt's mail settings (merritt-protocols.md §4): instance, Bcc, Reply-To, PURL base. */
+function mailSettings(env: NodeJS.ProcessEnv, p: Problems): MailSettings {
+  const raw = (env.MRTQ_MAIL_ENV ?? '').trim().toLowerCase();
+  const instance = raw === 'dev' || raw === 'stg' || raw === '' ? raw : undefined;
+  if (instance === undefined)
+    p.list.push(`MRTQ_MAIL_ENV must be empty, "dev" or "stg", got "${env.MRTQ_MAIL_ENV}"`);
+  const replyTo = env.MRTQ_MAIL_REPLY_TO?.trim();
+  return {
+    env: instance ?? '',
+    admin: parseAdminList(env.MRTQ_MAIL_ADMIN),
+    ...(replyTo ? { replyTo } : {}),
+    purl: env.MRTQ_MAIL_PURL?.trim() || DEFAULT_MAIL_SETTINGS.purl,
+  };
 }
 
 /**
@@ -60,6 +126,7 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
     .map((r) => resolve(r));
   const smtpHost = env.MRTQ_SMTP_HOST;
   const settings: IngestSettings = {
+    deployment: p.deployment(env, 'MRTQ_DEPLOYMENT'),
     fetch: {
       roots,
       timeoutMs: p.int(env, 'MRTQ_FETCH_TIMEOUT_MS', 30_000, 1),
@@ -84,6 +151,7 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
     profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? resolve(import.meta.dirname, '..', 'profiles')),
     dataDir,
     minter: p.endpoint(env, 'MRTQ_MINTER_URL'),
+    ...ezidSettings(env, p),
     storage: p.endpoint(env, 'MRTQ_STORAGE_URL'),
     inventory: p.endpoint(env, 'MRTQ_INVENTORY_URL'),
   };
@@ -95,6 +163,8 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
       secure: env.MRTQ_SMTP_SECURE === 'true',
     };
   }
+  if (settings.deployment === 'merritt') settings.merritt = merrittHandOff(env, p);
+  settings.mail = mailSettings(env, p);
   if (settings.largeJobPriority > 99) p.list.push('MRTQ_LARGE_JOB_PRIORITY must be at most 99');
   if (p.list.length > 0) throw new IngestConfigError(p.list);
   return settings;

@@ -6,6 +6,7 @@ import type { QueueContext } from './queue/context.js';
 import { GroupCommit } from './queue/group-commit.js';
 import type { Config } from './config.js';
 import { merrittJobLifecycle, type JobLifecycle } from '../machines/index.js';
+import { deploymentStates, type DeploymentStates } from '../machines/deployment.js';
 import { BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
 import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
@@ -123,11 +124,23 @@ export async function startService(config: Config, options: ServiceOptions, log:
       now: () => new Date(),
       commits: new GroupCommit(zk),
     };
+    const deployment = servedStates(config, options, queue.lifecycle);
+    log.info(
+      {
+        deployment: deployment.deployment,
+        jobStates: deployment.served,
+        leftToMerritt: deployment.leftToMerritt,
+      },
+      deployment.deployment === 'merritt'
+        ? "Merritt deployment: states left to Merritt's services"
+        : 'standalone deployment: every state served here',
+    );
     const steps = await createSteps(config, options, queue);
     if (steps.close) closing.add(steps.close);
     const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
     if (ledgerFile) closing.add(() => Promise.resolve(ledgerFile.close()));
-    const engine = createEngine(queue, steps, options, {
+    const served = { ...options, jobStates: deployment.served };
+    const engine = createEngine(queue, steps, served, {
       ledger: ledgerFile,
       metrics,
       log,
@@ -142,6 +155,9 @@ export async function startService(config: Config, options: ServiceOptions, log:
       metrics,
       ready: () => running && zk.isConnected,
       log,
+      deployment: { mode: deployment.deployment, leftToMerritt: deployment.leftToMerritt },
+      // Merritt's storage service fetches the hand-off manifests and files from here (§1).
+      ingestQueueRoot: deployment.deployment === 'merritt' ? config.ingest.workRoot : undefined,
     });
     if (api) closing.add(() => api.close());
     const registration = await startUp(
@@ -178,7 +194,10 @@ export async function startService(config: Config, options: ServiceOptions, log:
 async function serveHttp(
   config: Config,
   options: ServiceOptions,
-  deps: Pick<HttpApiDeps, 'queue' | 'profiles' | 'engine' | 'metrics' | 'ready' | 'log'>,
+  deps: Pick<
+    HttpApiDeps,
+    'queue' | 'profiles' | 'engine' | 'metrics' | 'ready' | 'log' | 'deployment' | 'ingestQueueRoot'
+  >,
 ): Promise<RunningHttpApi | undefined> {
   if (options.httpPort === false) return undefined;
   const api = await startHttpApi(
@@ -229,6 +248,26 @@ function createEngine(
       limits: options.limit !== undefined ? uniformLimits(queue.lifecycle, options.limit) : undefined,
     },
   );
+}
+
+/**
+ * The job states this process consumes: the deployment's (MRTQ_DEPLOYMENT; a Merritt deployment
+ * leaves the states the lifecycle's table gives a Merritt service to that service), narrowed by
+ * `jobStates` (`mrtq serve --states`), which may not ask for a state left to Merritt.
+ */
+export function servedStates(
+  config: Config,
+  options: Pick<ServiceOptions, 'jobStates'>,
+  lifecycle: JobLifecycle,
+): DeploymentStates {
+  const states = deploymentStates(lifecycle, config.ingest.deployment, options.jobStates);
+  if (states.refused.length > 0) {
+    const refused = states.refused.map(({ state, service }) => `${state} (Merritt's ${service} service)`);
+    throw new Error(
+      `MRTQ_DEPLOYMENT=merritt leaves ${refused.join(', ')} to Merritt: this process cannot consume it`,
+    );
+  }
+  return states;
 }
 
 /** Uploaded manifests go under the first `file://` root, where the ingest steps may read them. */

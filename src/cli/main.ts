@@ -7,6 +7,7 @@ import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerAdmin } from './commands/admin.js';
 import { registerListing } from './commands/listing.js';
+import { registerMigrate } from './commands/migrate.js';
 import { registerServe } from './commands/serve.js';
 import { registerSubmit } from './commands/submit.js';
 import { registerTree } from './commands/tree.js';
@@ -41,6 +42,7 @@ function buildProgram(config: Config): Command {
   registerWatch(program, ctx);
   registerDoctor(program, ctx);
   registerCleanup(program, ctx);
+  registerMigrate(program, ctx);
   registerBench(program, ctx);
   return program;
 }

@@ -15,6 +15,7 @@ import {
   sortRefs,
 } from '../queue/paths.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
+import { isQueuePaused } from '../queue/queue-locks.js';
 import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
 import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
@@ -130,10 +131,14 @@ export class Engine {
       beforeStep: (lock) => this.stallGuard?.beforeStep(lock) ?? Promise.resolve(),
     };
     this.stallGuard = new StallGuard(zk);
+    // Merritt's consumers check the queue hold before every acquire; these are paused from the
+    // start, not from the pause stream's first answer (a job could be taken in between).
+    const ingestPaused = await isQueuePaused(this.deps.queue, 'ingest');
     this.subscriptions.push(collectionHolds$(zk).subscribe((holds) => (this.holds = holds)));
     for (const state of this.served.jobStates) this.startJobConsumer(deps, state);
     for (const work of this.served.batchWork)
       this.consumers.set(`batch:${work}`, this.batchConsumer(deps, work));
+    if (ingestPaused) for (const consumer of this.consumers.values()) consumer.setPaused(true);
     if (this.served.batchWork.length > 0) {
       this.subscriptions.push(
         watchBatches(zk, (work, bids) =>

@@ -11,10 +11,12 @@ import type { ApiContext, HttpApiDeps, RouteSpec } from './deps.js';
 import { toHttpError } from './errors.js';
 import { EVENT_STREAM, eventsRoute } from './events-route.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
+import { accessRoutes } from './routes-access.js';
 import { adminRoutes } from './routes-admin.js';
 import { dashboardRoutes } from './routes-dashboard.js';
 import { healthRoutes } from './routes-health.js';
 import { withItemDetails } from './routes-item-details.js';
+import { registerIngestQueue } from './routes-ingest-queue.js';
 import { itemRoutes } from './routes-items.js';
 import { registerUi } from './routes-ui.js';
 import { anyObject, errorBody } from './schemas.js';
@@ -42,6 +44,7 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
     ...healthRoutes(ctx),
     ...withItemDetails(ctx, itemRoutes(ctx)),
     ...adminRoutes(ctx),
+    ...accessRoutes(ctx),
     eventsRoute(ctx),
     ...dashboardRoutes(ctx),
   ];
@@ -145,5 +148,6 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   const guards: Guards = { mutating: bearerGuard(deps.token), stream: streamGuard(deps.token) };
   for (const spec of apiRoutes(ctx)) register(app, spec, guards);
   registerUi(app);
+  if (deps.ingestQueueRoot !== undefined) registerIngestQueue(app, deps.ingestQueueRoot);
   return app;
 }

@@ -36,6 +36,10 @@ export interface HttpApiDeps {
   metrics?: { toFamilies(): MetricFamily[] };
   /** True when this process can do its work: ZooKeeper session live and consumers running. */
   ready(): boolean;
+  /** The deployment this process runs and the job states it leaves to Merritt's services (`/readyz`). */
+  deployment?: { mode: string; leftToMerritt: readonly { state: string; service: string }[] };
+  /** Merritt deployment: the work root, served read-only under `/ingestqueue` (see routes-ingest-queue.ts). */
+  ingestQueueRoot?: string;
   log: Logger;
 }
 

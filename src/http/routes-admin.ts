@@ -1,6 +1,13 @@
 import { holdBatch, releaseBatch, updateReport, deleteBatch } from '../queue/admin-batches.js';
 import { releaseCollection } from '../queue/admin-collections.js';
-import { deleteJob, holdJob, releaseJob, requeueJob, type RequeueOptions } from '../queue/admin-jobs.js';
+import {
+  deleteJob,
+  failJob,
+  holdJob,
+  releaseJob,
+  requeueJob,
+  type RequeueOptions,
+} from '../queue/admin-jobs.js';
 import type { QueueContext } from '../queue/context.js';
 import { QueueError } from '../queue/errors.js';
 import type { QueueName } from '../queue/paths.js';
@@ -33,6 +40,11 @@ const TARGETS: readonly ActionTarget[] = [
       delete: {
         act: async (q, id, o) => ({ job: await deleteJob(q, id, o) }),
         summary: 'held or failed → deleted',
+      },
+      fail: {
+        act: (q, id, o) => failJob(q, id, { reason: o.reason }),
+        summary:
+          'pending or working → failed, whoever holds its lock; its storage and inventory locks are released (mrt-admin Fail); the reason becomes its message',
       },
     },
   },

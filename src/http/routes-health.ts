@@ -4,9 +4,24 @@ import { collectMetrics } from './metrics.js';
 import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from '../telemetry/prometheus.js';
 import type { JsonSchema } from './schemas.js';
 
-const statusBody: JsonSchema = {
+const statusProperties = { status: { type: 'string' }, session: { type: 'string' } };
+
+const statusBody: JsonSchema = { type: 'object', properties: statusProperties };
+
+const readyBody: JsonSchema = {
   type: 'object',
-  properties: { status: { type: 'string' }, session: { type: 'string' } },
+  properties: {
+    ...statusProperties,
+    deployment: { type: 'string', description: 'standalone, or merritt' },
+    leftToMerritt: {
+      type: 'array',
+      description: "Job states this process leaves to Merritt's services (merritt deployment)",
+      items: {
+        type: 'object',
+        properties: { state: { type: 'string' }, service: { type: 'string' } },
+      },
+    },
+  },
 };
 
 /** Why the process is not ready, for the 503 of `/readyz`. */
@@ -34,11 +49,17 @@ export function healthRoutes(ctx: ApiContext): RouteSpec[] {
       tag: 'health',
       summary:
         'Ready: start-up finished, ZooKeeper session live, consumers running (503 with the reason otherwise)',
-      schema: { response: { 200: statusBody } },
+      schema: { response: { 200: readyBody } },
       handler: () => {
         if (!ctx.ready())
           return Promise.reject(new HttpProblem(503, 'NOT_READY', `not ready: ${notReadyReason(ctx)}`));
-        return Promise.resolve({ status: 'ready', session: ctx.sessionState() });
+        const { mode, leftToMerritt } = ctx.deployment ?? { mode: 'standalone', leftToMerritt: [] };
+        return Promise.resolve({
+          status: 'ready',
+          session: ctx.sessionState(),
+          deployment: mode,
+          leftToMerritt,
+        });
       },
     },
     {

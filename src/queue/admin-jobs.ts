@@ -12,7 +12,8 @@ import type { AcquiredJob } from './job-acquire.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
 import { releaseEventually, type HeldLock } from './locks.js';
-import { jobPath, jobRef, jobStateFolder } from './paths.js';
+import { deleteIfPresent } from './doctor-orphans.js';
+import { inventoryLockPath, jobPath, jobRef, jobStateFolder, sanitizeId, storageLockPath } from './paths.js';
 
 async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
   const lock = await takeLockForAdmin(ctx, jobPath(jid), options);
@@ -150,4 +151,57 @@ export async function requeueJob(
     }
     throw err;
   }
+}
+
+/** Why an operator fails a job: written as its message, and logged when its lock is broken. */
+export interface FailOptions {
+  reason?: string;
+}
+
+/** What a fail did besides the transition: the object locks it removed. */
+export interface FailedJob {
+  job: JobRecord;
+  releasedLocks: string[];
+}
+
+/**
+ * Where Merritt keeps an object lock for `ark`: mrt-zk writes `ark.replaceAll(":?/", "_")`
+ * (`ark:/13030/x` → `ark_13030_x`); this engine's own name (paths.ts) and the issue's reading
+ * (`:`, `?`, `/` each → `_`) are removed too when they differ, so no lock of either kind stays.
+ */
+function objectLockNames(ark: string): string[] {
+  return [...new Set([ark.replace(/:?\//g, '_'), sanitizeId(ark), ark.replace(/[:?/]/g, '_')])];
+}
+
+/**
+ * mrt-admin's Fail: a job that is not held, failed or final becomes failed with the reason as its
+ * message, whoever holds its lock (the lock is broken, as mrt-admin removes `/jobs/JID/lock`; a
+ * worker still running its step then cannot commit). Its last success is kept, so a requeue
+ * resumes at the step it was failed in. Then the object's `/locks/storage/<ark>` and
+ * `/locks/inventory/<ark>` are removed for `identifiers.primary_id`. Its batch goes on as for
+ * any failed job (the job's ref moves to batch-failed in the same multi).
+ */
+export async function failJob(ctx: QueueContext, jid: string, options: FailOptions = {}): Promise<FailedJob> {
+  const message = options.reason ? `failed by an operator: ${options.reason}` : 'failed by an operator';
+  const event: JobEvent = { type: 'admin.fail', message };
+  // Refused before any lock is broken when the lifecycle does not allow it.
+  nextJobRecord(ctx.lifecycle, await loadJob(ctx, jid), event);
+  const acquired = await lockedJob(ctx, jid, { force: true, reason: options.reason ?? 'operator fail' });
+  let job: JobRecord;
+  try {
+    job = (await commitJobTransition(ctx, acquired, event)).job;
+  } catch (err) {
+    await releaseEventually(ctx, acquired.lock);
+    throw err;
+  }
+  const releasedLocks: string[] = [];
+  const ark = job.identifiers?.primary_id;
+  if (ark) {
+    for (const name of objectLockNames(ark)) {
+      for (const path of [storageLockPath(name), inventoryLockPath(name)])
+        if (await deleteIfPresent(ctx, path)) releasedLocks.push(path);
+    }
+  }
+  ctx.log.info({ jobId: jid, from: acquired.job.status, releasedLocks }, 'job failed by operator');
+  return { job, releasedLocks };
 }

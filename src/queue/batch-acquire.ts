@@ -1,9 +1,12 @@
+import { isZkError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
-import { isQueueError, type QueueError } from './errors.js';
+import { isQueueError, QueueError } from './errors.js';
 import { folderChildren } from './batch-jobs.js';
+import { unexpandableReason } from './batch-expandable.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
 import { releaseEventually, releasingOnError, tryLock, type HeldLock } from './locks.js';
-import { BATCHES, batchPath, isBatchId } from './paths.js';
+import { BATCHES, batchChild, batchPath, isBatchId } from './paths.js';
+import { decodeJsonObject, encodeJson } from './wire.js';
 
 /** A batch this session holds the lock of. */
 export interface AcquiredBatch {
@@ -40,6 +43,12 @@ export interface BatchAcquireOptions {
   onInvalid?: (bid: string, error: QueueError) => void;
   /** Called for each batch skipped because another session holds its lock. */
   onLocked?: (bid: string) => void;
+  /**
+   * Called for a pending batch this engine cannot expand (see unexpandableReason), which is left
+   * pending; when absent, `onInvalid` is called with the reason, so the caller skips the batch
+   * until its nodes change instead of reading it again at every event.
+   */
+  onLeft?: (bid: string, reason: string) => void;
 }
 
 async function loadUsable(
@@ -57,6 +66,40 @@ async function loadUsable(
 }
 
 /**
+ * A pending batch this engine cannot expand (Merritt's ingest wrote it, with its payload on its
+ * own disk) is not locked nor moved: its status message says why, written once (versioned, so a
+ * concurrent acquisition by Merritt's ingest wins; Merritt clears the message when it takes it),
+ * and the caller is told, once per look.
+ */
+async function leftPending(
+  ctx: QueueContext,
+  batch: BatchRecord,
+  options: BatchAcquireOptions,
+): Promise<boolean> {
+  if (batch.status !== 'pending') return false;
+  const reason = unexpandableReason(batch.submission);
+  if (reason === undefined) return false;
+  if (batch.message !== reason) await noteReason(ctx, batch.batchId, reason);
+  if (options.onLeft) options.onLeft(batch.batchId, reason);
+  else options.onInvalid?.(batch.batchId, new QueueError('ITEM_INVALID', reason, batchPath(batch.batchId)));
+  return true;
+}
+
+/** Sets the status message, every other key kept as written; a batch that changed meanwhile is left as it is. */
+async function noteReason(ctx: QueueContext, bid: string, reason: string): Promise<void> {
+  const path = batchChild(bid, 'status');
+  try {
+    const { data, stat } = await ctx.zk.getData(path);
+    const status = decodeJsonObject(path, data);
+    if (status.message === reason || String(status.status).toLowerCase() !== 'pending') return;
+    await ctx.zk.setData(path, encodeJson({ ...status, message: reason }), stat.version);
+    ctx.log.info({ batchId: bid, reason }, 'pending batch left for the service that can expand it');
+  } catch (err) {
+    if (!isZkError(err, 'BAD_VERSION') && !isZkError(err, 'NO_NODE') && !isQueueError(err)) throw err;
+  }
+}
+
+/**
  * Takes the first batch (in id order) that has `work` to do and whose lock this session can
  * create; the condition is checked again once the lock is held. Unreadable batches are
  * reported through `onInvalid` and skipped.
@@ -69,7 +112,8 @@ export async function acquireBatch(
   const ids = [...(options.candidates ?? (await ctx.zk.getChildren(BATCHES)))].filter(isBatchId).sort();
   for (const bid of ids) {
     const seen = await loadUsable(ctx, bid, options);
-    if (!seen || !(await wants(ctx, work, seen))) continue;
+    if (!seen || (work === 'expand' && (await leftPending(ctx, seen, options)))) continue;
+    if (!(await wants(ctx, work, seen))) continue;
     const attempt = await tryLock(ctx, batchPath(bid));
     if (!attempt.held) {
       if (attempt.reason === 'locked') options.onLocked?.(bid);

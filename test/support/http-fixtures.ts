@@ -28,6 +28,13 @@ export interface HttpFixture {
   close(): Promise<void>;
 }
 
+/** A route whose path ends in `/` answers every path under it (the longest such prefix wins). */
+function prefixRoute(routes: Map<string, Handler>, path: string): Handler | undefined {
+  const prefixes = [...routes.keys()].filter((p) => p.endsWith('/') && path.startsWith(p));
+  const longest = prefixes.sort((a, b) => b.length - a.length)[0];
+  return longest === undefined ? undefined : routes.get(longest);
+}
+
 /** Starts a fixture server on a free port of 127.0.0.1. */
 export async function startHttpFixture(): Promise<HttpFixture> {
   const routes = new Map<string, Handler>();
@@ -35,7 +42,8 @@ export async function startHttpFixture(): Promise<HttpFixture> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     requests.push({ method: req.method ?? 'GET', path, headers: req.headers });
-    const handler = routes.get(path) ?? ((_req, r) => void r.writeHead(404).end('not found'));
+    const handler =
+      routes.get(path) ?? prefixRoute(routes, path) ?? ((_req, r) => void r.writeHead(404).end('not found'));
     Promise.resolve(handler(req, res)).catch((err: unknown) => {
       if (!res.headersSent) res.writeHead(500);
       res.end(String(err));

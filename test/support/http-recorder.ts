@@ -32,7 +32,8 @@ export interface HttpRecorder {
   close(): Promise<void>;
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** The whole body of a request, as UTF-8 text. */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));

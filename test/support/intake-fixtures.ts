@@ -6,6 +6,7 @@ import type { IngestSettings } from '../../src/steps/ingest/contracts.js';
 /** Ingest settings for tests under `dir` (work root, profiles, data), small and fast, with overrides. */
 export function testIngestSettings(dir: string, over: Partial<IngestSettings> = {}): IngestSettings {
   return {
+    deployment: 'standalone',
     fetch: {
       roots: [join(dir, 'deposits')],
       timeoutMs: 2000,

@@ -1,13 +1,21 @@
 import type { Command } from 'commander';
 import { deleteBatch, holdBatch, releaseBatch, updateReport } from '../../queue/admin-batches.js';
 import { releaseCollection } from '../../queue/admin-collections.js';
-import { deleteJob, holdJob, releaseJob, requeueJob, type RequeueOptions } from '../../queue/admin-jobs.js';
+import {
+  deleteJob,
+  failJob,
+  holdJob,
+  releaseJob,
+  requeueJob,
+  type RequeueOptions,
+} from '../../queue/admin-jobs.js';
 import type { QueueContext } from '../../queue/context.js';
 import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/paths.js';
 import { holdCollection, pauseQueue, resumeQueue } from '../../queue/queue-locks.js';
 import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { registerAccess } from './access.js';
 
 interface ActionFlags {
   force?: boolean;
@@ -52,7 +60,7 @@ function queueName(value: string): QueueName {
   return value as QueueName;
 }
 
-/** Operator commands: hold, release, requeue, delete, update-report, pause, resume, collection. */
+/** Operator commands: hold, release, requeue, delete, update-report, fail, pause, resume, collection, access. */
 export function registerAdmin(program: Command, ctx: CliContext): void {
   itemAction(program, ctx, 'hold', 'hold a pending job or batch', { job: holdJob, batch: holdBatch });
   itemAction(program, ctx, 'release', 'release a held job or batch (back to pending)', {
@@ -75,6 +83,14 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     batch: async (queue, id, options) => (await deleteBatch(queue, id, options)).batch,
   });
   itemAction(program, ctx, 'update-report', 'send a failed batch an updated report', { batch: updateReport });
+  itemAction(
+    program,
+    ctx,
+    'fail',
+    'fail a waiting or working job (its lock is broken; its storage and inventory locks released); --reason becomes its message',
+    { job: async (queue, id, options) => (await failJob(queue, id, { reason: options.reason })).job },
+  );
+  registerAccess(program, ctx);
 
   for (const [name, run, verb] of [
     ['pause', pauseQueue, 'paused'],

@@ -3,7 +3,7 @@ import { merrittJobLifecycle } from '../../../machines/index.js';
 import { BATCH_WORK } from '../../engine/engine.js';
 import { createLogger } from '../../logger.js';
 import type { BatchWork } from '../../queue/batch-acquire.js';
-import { startService, type Service, type ServiceOptions } from '../../service.js';
+import { servedStates, startService, type Service, type ServiceOptions } from '../../service.js';
 import { zkCliError } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -61,6 +61,15 @@ function serviceOptions(ctx: CliContext, flags: ServeFlags, signal: AbortSignal)
   };
 }
 
+/** `--states` may narrow what the deployment serves, not ask for a state it leaves to Merritt. */
+function usableStates(ctx: CliContext, states: string[] | undefined): void {
+  try {
+    servedStates(ctx.config, { jobStates: states }, merrittJobLifecycle);
+  } catch (err) {
+    throw new CliError((err as Error).message, ExitCode.usage);
+  }
+}
+
 /** `mrtq serve`: the engine as a long-running service, stopped gracefully by SIGTERM or SIGINT. */
 export function registerServe(program: Command, ctx: CliContext): void {
   program
@@ -68,7 +77,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
     .description('run the engine (starts an embedded ZooKeeper when none is configured)')
     .option(
       '--states <list>',
-      `job states to consume (${merrittJobLifecycle.servableStates.join(',')}); default all`,
+      `job states to consume (${merrittJobLifecycle.servableStates.join(',')}); default all, less the states MRTQ_DEPLOYMENT=merritt leaves to Merritt's services`,
       listOf('job state', merrittJobLifecycle.servableStates),
     )
     .option(
@@ -113,6 +122,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       if (flags.steps !== 'ingest' && flags.steps !== 'simulated') {
         throw new CliError(`unknown --steps "${flags.steps}" (available: ingest, simulated)`, ExitCode.usage);
       }
+      usableStates(ctx, flags.states);
       const log = createLogger({ level: ctx.config.logLevel, pretty: ctx.config.logPretty });
       // Listen for the stop signal before starting: a SIGTERM during start-up (which waits for
       // ZooKeeper as long as it takes) ends it cleanly.

@@ -1,16 +1,18 @@
 import {
+  canAccess,
   merrittJobLifecycle,
   nextBatchState,
   type BatchEvent,
   type BatchState,
   type JobEvent,
   type JobLifecycle,
+  type StoredAccess,
   type StoredBatch,
   type StoredJob,
 } from '../../../machines/index.js';
 
 /** The operator actions on a job (`POST /jobs/:jid/<action>`). */
-export const JOB_ACTIONS = ['hold', 'release', 'requeue', 'delete'] as const;
+export const JOB_ACTIONS = ['hold', 'release', 'requeue', 'delete', 'fail'] as const;
 export type JobAction = (typeof JOB_ACTIONS)[number];
 
 /** The operator actions on a batch (`POST /batches/:bid/<action>`). */
@@ -22,6 +24,7 @@ const JOB_EVENTS: Readonly<Record<JobAction, JobEvent>> = {
   release: { type: 'admin.release' },
   requeue: { type: 'admin.requeue' },
   delete: { type: 'admin.delete' },
+  fail: { type: 'admin.fail', message: 'failed by an operator' },
 };
 
 const BATCH_EVENTS: Readonly<Record<BatchAction, BatchEvent>> = {
@@ -62,4 +65,13 @@ export function allowedBatchActions(batch: StoredBatch): BatchAction[] {
     (action) =>
       nextBatchState(batch, BATCH_EVENTS[action]).ok || (action === 'delete' && batch.status === 'deleted'),
   );
+}
+
+/** The operator actions on an access request (`POST /access/:queue/:qid/<action>`). */
+export const ACCESS_ACTIONS = ['requeue', 'delete'] as const;
+export type AccessAction = (typeof ACCESS_ACTIONS)[number];
+
+/** The actions the access machine accepts for `request` now, in {@link ACCESS_ACTIONS} order. */
+export function allowedAccessActions(request: StoredAccess): AccessAction[] {
+  return ACCESS_ACTIONS.filter((action) => canAccess(request, { type: `admin.${action}` }));
 }

@@ -8,6 +8,8 @@
  * - `download.json`   a {@link DownloadRecord}, written last by the download step
  */
 
+import type { MailSettings } from './mail-merritt.js';
+
 export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
 
 export interface Digest {
@@ -71,7 +73,35 @@ export interface ContainerLimits {
 /** An external service: the local default under the data directory, or an HTTP endpoint. */
 export type ServiceEndpoint = { kind: 'local' } | { kind: 'http'; url: string; timeoutMs?: number };
 
+/**
+ * How the engine shares the tree (merritt-protocols.md, "The big picture"). `standalone`: it
+ * serves every state, its embedded storage and inventory take Storing and Recording. `merritt`:
+ * it serves ingest's states and leaves Storing to Merritt's storage service and Recording to its
+ * inventory service, which read the hand-off nodes it writes.
+ */
+export type DeploymentMode = 'standalone' | 'merritt';
+
+/**
+ * Where Merritt's services reach what this engine hands them in a Merritt deployment
+ * (merritt-protocols.md §1, §2; docs/deploy.md, "Merritt mode").
+ */
+export interface MerrittHandOffSettings {
+  /**
+   * `MRTQ_PUBLIC_URL`: this engine's HTTP API as Merritt's storage service reaches it; the store
+   * node's manifest and its files are served under `{publicUrl}/ingestqueue/…`.
+   */
+  publicUrl?: string;
+  /** `MRTQ_STORAGE_SERVICE`: the storage access URL when the profile names no `StorageService`. */
+  storageService?: string;
+  /** `MRTQ_STORAGE_NODE`: the storage node when the profile names no `StorageNode`. */
+  storageNode?: number;
+}
+
 export interface IngestSettings {
+  /** `MRTQ_DEPLOYMENT`, default standalone. */
+  deployment: DeploymentMode;
+  /** The hand-off to Merritt's services (Merritt deployment only). */
+  merritt?: MerrittHandOffSettings;
   fetch: FetchSettings;
   containers: ContainerLimits;
   /** Root of the jobs' working directories. */
@@ -94,18 +124,75 @@ export interface IngestSettings {
   /** Data directory of the local storage, inventory and minter defaults. */
   dataDir: string;
   minter: ServiceEndpoint;
+  /**
+   * EZID clients (docs/ingest.md, "Minter and local ids"): `MRTQ_EZID_CREDENTIALS` (`user:password`,
+   * Basic auth) and `MRTQ_EZID_TARGET_URL` (base of the `_target` sent to EZID).
+   */
+  ezid?: { credentials?: string; targetUrl?: string };
   storage: ServiceEndpoint;
   inventory: ServiceEndpoint;
   /** Batch reports by SMTP when set, else written to `<dataDir>/outbox`. */
   smtp?: { host: string; port: number; from: string; secure?: boolean };
+  /** Merritt's mail settings (`MRTQ_MAIL_*`, merritt-protocols.md §4); absent: their defaults. */
+  mail?: MailSettings;
 }
 
-/** A depositor's profile (`<profilesDir>/<name>.yaml`). */
-export interface Profile {
+/**
+ * What a Merritt profile (a Java-Properties file, merritt-protocols.md §5) says beyond the
+ * fields every profile has. Each is absent when the profile does not set it; a YAML profile may
+ * set them under the same names.
+ */
+export interface MerrittProfileKeys {
+  /** `ProfileDescription`. */
+  description?: string;
+  /** `Identifier-scheme`: `ARK` (DOI is refused when minting). */
+  identifierScheme?: string;
+  /** `Identifier-namespace`, e.g. `13030`. */
+  identifierNamespace?: string;
+  /** `Collection.N` in N order: collection arks; the first is the EZID group. */
+  collections?: string[];
+  /** `Type`, e.g. `MRT-curatorial`. */
+  objectType?: string;
+  /** `Role`: `MRT-content` or `MRT-class`. */
+  role?: string;
+  /** `Aggregate`: `MRT-collection`, `MRT-owner`, `MRT-service-level-agreement`, or absent. */
+  aggregate?: string;
+  /** `Owner`: the owner ark local ids are scoped by. */
+  owner?: string;
+  /** `Context`: sent to EZID as `mrt.creator`. */
+  context?: string;
+  /** `EZID_co-owner`: sent to EZID as `_owner`. */
+  ezidCoOwner?: string;
+  /** `ObjectMinterURL`: the EZID shoulder URL, e.g. `https://ezid.example/shoulder/ark:/99999/fk4`. */
+  minterUrl?: string;
+  /** `StorageService`: the storage service's base URL. */
+  storageService?: string;
+  /** `StorageNode`: the storage node number. */
+  storageNode?: number;
+  /** `NotificationFormat`: anvl, json, xml… (the callback body and the queued mail). */
+  notificationFormat?: string;
+  /** `NotificationType` (any case in the file): `verbose` mails, or `additional` (a CSV attached). */
+  notificationType?: 'verbose' | 'additional';
+  /**
+   * `NotificationSuppression` (any case in the file): `full`, no mail at all (neither the
+   * "Submission Queued" mail nor the batch report); `partial`, no "Submission Queued" mail
+   * (Merritt's queue/HandlerNotification checks both, batchReport/HandlerNotification only `full`).
+   */
+  notificationSuppression?: 'full' | 'partial';
+  /** `SuppressDublinCoreLocalID: true`: `dc.identifier` is not taken as a local id. */
+  suppressDublinCoreLocalId?: boolean;
+}
+
+/** A depositor's profile (`<profilesDir>/<name>.yaml`, or a Merritt Java-Properties profile). */
+export interface Profile extends MerrittProfileKeys {
   name: string;
-  /** Collection mnemonic: what `/locks/collections/<mnemonic>` holds apply to. */
+  /**
+   * Collection mnemonic: what `/locks/collections/<mnemonic>` holds apply to. A Merritt profile's
+   * is its profile name (`merritt_demo_content`), as Merritt's consumers check the hold named by
+   * the job's profile and its admin tool holds `<mnemonic>_content` (docs/ingest.md, Profiles).
+   */
   collection: string;
-  /** Default job priority (two digits, lower runs first). */
+  /** Default job priority, 0..99 (two digits in refs, lower runs first). */
   priority: number;
   /** Addresses the batch report goes to. */
   notifications: string[];

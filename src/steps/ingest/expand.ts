@@ -16,12 +16,15 @@ import {
 import type { Fetcher } from './fetch.js';
 import { configuredDigest, configuredSize } from './object-files.js';
 import type { ProfileStore } from './profiles.js';
+import type { QueuedMail } from './queued-mail.js';
 
 /** What the expand step is built from (composition root). */
 export interface ExpandDeps {
   fetcher: Fetcher;
   profiles: ProfileStore;
   settings: IngestSettings;
+  /** The "Submission Queued" mail, once the jobs exist (see queued-mail.ts); none when absent. */
+  queuedMail?: QueuedMail;
 }
 
 interface Expansion {
@@ -101,6 +104,10 @@ export function createExpandStep(deps: ExpandDeps): BatchSteps['expand'] {
       { batchId: batch.batchId, kind, jobs: specs.length, created: result.created.length, rejected },
       'batch expanded',
     );
+    // Only a run that created jobs mails: a re-run after a crash past this point finds every job
+    // made and stays silent (at most once; docs/ingest.md, "Notifications").
+    if (deps.queuedMail && result.created.length > 0)
+      await deps.queuedMail({ batch, profile, specs, created: result.created, signal, log });
     return { jobCount: specs.length };
   };
 }

@@ -1,4 +1,5 @@
 import type { JobInventory, JobStore } from '../../queue/records.js';
+import { javaUrlDecode, javaUrlEncode } from './java-url.js';
 import { OutputError } from './output-errors.js';
 
 /**
@@ -20,9 +21,29 @@ export const DEFAULT_STORAGE_NODE = 7777;
 /** Base of the embedded store's manifest URLs: `…/manifest/{node}/{ark}` as mrt-store serves them. */
 export const EMBEDDED_STORE_URL = 'mrtq:store';
 
-/** `add/7777/ark%3A%2F13030%2Fm5xxxx`: three `/`-separated parts, the ark percent-encoded. */
+/**
+ * Where a Merritt deployment's storage service fetches a job's hand-off manifest and files: the
+ * engine's HTTP API serves its working directories read-only under this path, as Merritt's
+ * ingest serves its queue directory (`webapps/ingestqueue`).
+ */
+export const INGEST_QUEUE_PATH = '/ingestqueue';
+
+/**
+ * `{publicUrl}/ingestqueue/{dir}/{path}`: `dir` is the job's working directory relative to the
+ * work root (`<batch id>/<job id>`, where Merritt's ingest has `<bid-uuid>/<jid-uuid>`), `path` a
+ * file in it; each segment percent-encoded.
+ */
+export function ingestQueueUrl(publicUrl: string, dir: string, path: string): string {
+  const segments = [...dir.split('/'), ...path.split('/')].filter((segment) => segment !== '');
+  return `${publicUrl.replace(/\/+$/, '')}${INGEST_QUEUE_PATH}/${segments.map(encodeURIComponent).join('/')}`;
+}
+
+/**
+ * `add/7777/ark%3A%2F13030%2Fm5xxxx`: three `/`-separated parts, the ark encoded by Java's
+ * `URLEncoder` as Merritt's ingest does (mrt-store splits on `/` and URL-decodes the third).
+ */
 export function storeMode(target: StoreTarget): string {
-  return `${target.action}/${target.node}/${encodeURIComponent(target.ark)}`;
+  return `${target.action}/${target.node}/${javaUrlEncode(target.ark)}`;
 }
 
 /** The store node processing writes: `delete` is always present (mrt-store reads it with getString). */
@@ -36,7 +57,7 @@ export function storeNode(
 
 /** The inventory node: the storage manifest URL inventory loads; `mode` is unused by Merritt (`""`). */
 export function inventoryNode(storeUrl: string, target: StoreTarget): JobInventory {
-  return { manifest_url: `${storeUrl}/manifest/${target.node}/${encodeURIComponent(target.ark)}`, mode: '' };
+  return { manifest_url: `${storeUrl}/manifest/${target.node}/${javaUrlEncode(target.ark)}`, mode: '' };
 }
 
 function invalid(jid: string, message: string): OutputError {
@@ -56,7 +77,7 @@ export function parseStoreMode(jid: string, mode: unknown): StoreTarget {
   }
   let ark: string;
   try {
-    ark = decodeURIComponent(encoded ?? '');
+    ark = javaUrlDecode(encoded ?? '');
   } catch {
     throw invalid(jid, `/jobs/${jid}/store names ark "${encoded}", which is not percent-encoded correctly`);
   }
@@ -92,7 +113,7 @@ export function inventoryTarget(
   const match = /\/manifest\/(\d+)\/([^/?#]+)\/?(?:[?#].*)?$/.exec(inventory.manifest_url);
   let ark: string | undefined;
   try {
-    ark = match ? decodeURIComponent(match[2]!) : undefined;
+    ark = match ? javaUrlDecode(match[2]!) : undefined;
   } catch {
     ark = undefined;
   }

@@ -1,6 +1,7 @@
 import type { AccessSteps, BatchSteps, JobStepSet, MerrittJobSteps } from '../contracts.js';
 import { createAccessSteps } from './access-step.js';
 import type { QueueContext } from '../../queue/context.js';
+import { createLocalIdLock } from '../../queue/localid-lock.js';
 import { createCompletedStep } from './completed.js';
 import type { IngestSettings, Profile } from './contracts.js';
 import { createDownloadStep } from './download.js';
@@ -13,6 +14,7 @@ import { createNotifyStep } from './notify.js';
 import { createProcessStep } from './process.js';
 import { loadProfiles, type ProfileStore } from './profiles.js';
 import { createProvisionStep, waitedInQueue } from './provision.js';
+import { createQueuedMail } from './queued-mail.js';
 import { createRecordStep } from './record.js';
 import { createReportStep, describeJobsFromQueue } from './report.js';
 import { createStorage } from './storage.js';
@@ -78,7 +80,14 @@ export async function createIngestSteps(settings: IngestSettings, queue: QueueCo
         estimate: createEstimateStep({ fetcher, settings }),
         provision: createProvisionStep({ settings, waited: waitedInQueue(queue) }),
         download: createDownloadStep({ fetcher, settings }),
-        process: createProcessStep({ settings, minter, inventory, queue }),
+        process: createProcessStep({
+          settings,
+          minter,
+          inventory,
+          queue,
+          profileOf,
+          localIdLock: createLocalIdLock(queue),
+        }),
         store: createStoreStep({ settings, storage, fetcher, queue }),
         record: createRecordStep({ settings, inventory, storage, queue }),
         notify: createNotifyStep({ settings, profileOf }),
@@ -87,7 +96,7 @@ export async function createIngestSteps(settings: IngestSettings, queue: QueueCo
     },
     accessSteps: createAccessSteps(settings),
     batchSteps: {
-      expand: createExpandStep({ fetcher, profiles, settings }),
+      expand: createExpandStep({ fetcher, profiles, settings, queuedMail: createQueuedMail({ settings }) }),
       report: createReportStep({ settings, profileOf, describeJob: describeJobsFromQueue(queue) }),
     },
   };

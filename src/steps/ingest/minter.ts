@@ -1,14 +1,28 @@
 import { randomInt } from 'node:crypto';
 import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { IngestSettings, ServiceEndpoint } from './contracts.js';
+import type { Erc, IngestSettings, Profile } from './contracts.js';
+import { createEzidMinter } from './minter-ezid.js';
 import { OutputError } from './output-errors.js';
-import { assertArk } from './output-files.js';
-import { displayUrl, excerpt, httpCall } from './output-http.js';
+
+/** What a minter may tell EZID about the object (merritt-protocols.md §3). */
+export interface MintRequest {
+  /** The job's profile: `Identifier-scheme`, `ObjectMinterURL`, `Context`, `EZID_co-owner`, `Aggregate`. */
+  profile?: Profile;
+  erc: Erc;
+  localIds: string[];
+  /** The submission asked EZID to keep the object's target URL. */
+  retainTargetUrl?: boolean;
+}
 
 /** Mints a new, never-used ark for an object. */
 export interface Minter {
-  mint(signal: AbortSignal): Promise<string>;
+  mint(signal: AbortSignal, request?: MintRequest): Promise<string>;
+  /**
+   * Tells the minter the object's metadata once its ark is known (minted, given or found): EZID's
+   * update call. Minters that keep no metadata (the local one) have none.
+   */
+  update?(ark: string, request: MintRequest, signal: AbortSignal): Promise<void>;
 }
 
 /** EZID's test shoulder: what the local minter mints under (never a resolvable ark). */
@@ -59,56 +73,58 @@ export function createLocalMinter(dataDir: string, options: { draw?: () => strin
   };
 }
 
-/** Parses an EZID answer: `success: ark:/…` (possibly followed by ` | …`), else undefined. */
-export function parseMintAnswer(text: string): string | undefined {
-  const match = /^success:\s*(\S+)/.exec(text.trim());
-  if (!match?.[1]) return undefined;
-  try {
-    return assertArk(match[1]);
-  } catch {
-    return undefined;
-  }
+export { parseMintAnswer } from './minter-ezid.js';
+
+/** What choosing a job's minter needs from the settings. */
+export type MinterSettings = Pick<IngestSettings, 'dataDir' | 'minter'> &
+  Partial<Pick<IngestSettings, 'deployment' | 'ezid'>>;
+
+/**
+ * Merritt no longer mints DOIs (`HandlerMinter`); only ARK (or no scheme: the engine's own
+ * profiles) may be minted.
+ */
+function assertMintableScheme(profile: Profile | undefined): void {
+  const scheme = profile?.identifierScheme?.trim();
+  if (scheme === undefined || scheme === '' || scheme.toUpperCase() === 'ARK') return;
+  const why =
+    scheme.toUpperCase() === 'DOI'
+      ? `Merritt no longer supports DOI minting (profile ${profile?.name} has Identifier-scheme: DOI)`
+      : `unsupported Identifier-scheme "${scheme}" in profile ${profile?.name}; only ARK can be minted`;
+  throw new OutputError(
+    'MINT_FAILED',
+    `${why}; set Identifier-scheme: ARK, or submit the object with its primary identifier`,
+  );
 }
 
 /**
- * An EZID-style minter: `POST <url>` (the shoulder's mint URL, credentials in the URL become
- * Basic auth) answered by `success: ark:/…`. Any other answer fails naming status and answer.
+ * The minter of each job (docs/ingest.md, "Minter and local ids"): the EZID client at
+ * MRTQ_MINTER_URL when it is set; else, in a `merritt` deployment, the EZID client at the
+ * profile's ObjectMinterURL; else the local minter under `dataDir`. DOI profiles are refused
+ * before anything is minted.
  */
-export function createHttpMinter(endpoint: { url: string; timeoutMs?: number }): Minter {
-  const shown = displayUrl(endpoint.url);
+export function createMinter(settings: MinterSettings): Minter {
+  const local = createLocalMinter(settings.dataDir);
+  const clients = new Map<string, Minter>();
+  const ezid = (url: string, timeoutMs?: number): Minter => {
+    let client = clients.get(url);
+    if (!client) {
+      client = createEzidMinter({ ...settings.ezid, ...(timeoutMs ? { timeoutMs } : {}), url });
+      clients.set(url, client);
+    }
+    return client;
+  };
+  const minterFor = (profile: Profile | undefined): Minter => {
+    if (settings.minter.kind === 'http') return ezid(settings.minter.url, settings.minter.timeoutMs);
+    if (settings.deployment === 'merritt' && profile?.minterUrl) return ezid(profile.minterUrl);
+    return local;
+  };
   return {
-    async mint(signal: AbortSignal): Promise<string> {
-      let answer;
-      try {
-        answer = await httpCall({
-          url: endpoint.url,
-          method: 'POST',
-          headers: { 'content-type': 'text/plain; charset=UTF-8' },
-          body: '',
-          timeoutMs: endpoint.timeoutMs ?? 30_000,
-          signal,
-        });
-      } catch (err) {
-        signal.throwIfAborted();
-        const why = err instanceof Error ? err.message : String(err);
-        throw new OutputError('MINT_FAILED', `minter ${shown} unreachable: ${why}`, {
-          cause: err,
-          retryable: true,
-        });
-      }
-      const ark = answer.status >= 200 && answer.status < 300 ? parseMintAnswer(answer.text) : undefined;
-      if (ark) return ark;
-      throw new OutputError(
-        'MINT_FAILED',
-        `minter ${shown} answered ${answer.status} "${excerpt(answer.text)}", not "success: ark:/…"`,
-        { retryable: answer.status >= 500 },
-      );
+    async mint(signal, request) {
+      assertMintableScheme(request?.profile);
+      return minterFor(request?.profile).mint(signal, request);
+    },
+    async update(ark, request, signal) {
+      await minterFor(request.profile).update?.(ark, request, signal);
     },
   };
-}
-
-/** The minter the settings select: local under `dataDir`, or the HTTP endpoint. */
-export function createMinter(settings: Pick<IngestSettings, 'dataDir' | 'minter'>): Minter {
-  const endpoint: ServiceEndpoint = settings.minter;
-  return endpoint.kind === 'http' ? createHttpMinter(endpoint) : createLocalMinter(settings.dataDir);
 }

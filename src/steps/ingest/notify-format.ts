@@ -1,54 +1,19 @@
+import { jobStateDocument, type JobResult } from './callback-merritt.js';
 import type { Profile } from './contracts.js';
-import { escapeXml } from './erc.js';
+import { stateJson, stateXml } from './mail-state.js';
 
-/** What a profile's callback receives for a job (seed 003 "Notify → Completed"). */
-export interface JobResult {
-  jobId: string;
-  batchId: string;
-  /** The batch's uuid when the job's configuration carries it. */
-  batchUuid?: string;
-  profile: string;
-  submitter: string;
-  status: 'completed';
-  primaryIdentifier?: string;
-  localIdentifiers: string[];
-  version?: number;
-  manifestUrl?: string;
-  fileCount?: number;
-  totalBytes?: number;
-  title?: string;
-}
+export type { JobResult } from './callback-merritt.js';
 
 export interface FormattedResult {
   contentType: string;
   body: string;
 }
 
-function formatXml(result: JobResult): string {
-  const element = (name: string, value: string | number | undefined): string[] =>
-    value === undefined ? [] : [`  <${name}>${escapeXml(String(value))}</${name}>`];
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    '<job xmlns="http://merritt.cdlib.org/ingest/job">',
-    ...element('jobId', result.jobId),
-    ...element('batchId', result.batchId),
-    ...element('batchUuid', result.batchUuid),
-    ...element('profile', result.profile),
-    ...element('submitter', result.submitter),
-    ...element('status', result.status),
-    ...element('primaryIdentifier', result.primaryIdentifier),
-    '  <localIdentifiers>',
-    ...result.localIdentifiers.map((id) => `    <localIdentifier>${escapeXml(id)}</localIdentifier>`),
-    '  </localIdentifiers>',
-    ...element('version', result.version),
-    ...element('manifestUrl', result.manifestUrl),
-    ...element('fileCount', result.fileCount),
-    ...element('totalBytes', result.totalBytes),
-    ...element('title', result.title),
-    '</job>',
-    '',
-  ].join('\n');
-}
+/**
+ * HandlerCallback sends `Content-Type: application/json` whatever the body's format
+ * (merritt-protocols.md §4, appendix 6); receivers written for Merritt expect exactly that.
+ */
+export const CALLBACK_CONTENT_TYPE = 'application/json';
 
 const TURTLE_ESCAPES: Record<string, string> = {
   '\\': '\\\\',
@@ -96,14 +61,19 @@ function formatTurtle(result: JobResult): string {
   ].join('\n');
 }
 
-/** The job result in the profile's response type, with its content type. */
+/**
+ * The job result in the profile's format (`NotificationFormat`, or `responseType` in a YAML
+ * profile): Merritt's JobState as JSON (`{"job:jobState":{…}}`, the default) or XML; Turtle is
+ * this engine's own (Merritt's formatters have none). Always sent as {@link CALLBACK_CONTENT_TYPE}.
+ */
 export function formatJobResult(result: JobResult, type: Profile['responseType']): FormattedResult {
+  const contentType = CALLBACK_CONTENT_TYPE;
   switch (type) {
     case 'xml':
-      return { contentType: 'application/xml; charset=utf-8', body: formatXml(result) };
+      return { contentType, body: stateXml(jobStateDocument(result)) };
     case 'turtle':
-      return { contentType: 'text/turtle; charset=utf-8', body: formatTurtle(result) };
+      return { contentType, body: formatTurtle(result) };
     default:
-      return { contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(result)}\n` };
+      return { contentType, body: stateJson(jobStateDocument(result)) };
   }
 }

@@ -10,7 +10,7 @@ import { markFailed, withChildSpan } from '../../telemetry/span.js';
  */
 export interface HttpCall {
   url: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   timeoutMs: number;

@@ -1,19 +1,15 @@
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { MerrittJobSteps, StepWrites } from '../contracts.js';
 import type { QueueContext } from '../../queue/context.js';
+import { createLocalIdLock, type LocalIdLock } from '../../queue/localid-lock.js';
 import type { JobRecord } from '../../queue/job-load.js';
-import type { DownloadRecord, IngestSettings } from './contracts.js';
+import type { DownloadRecord, IngestSettings, Profile } from './contracts.js';
+import { readDeleteList } from './delete-list.js';
 import { writeErcFiles } from './erc.js';
-import {
-  DEFAULT_STORAGE_NODE,
-  EMBEDDED_STORE_URL,
-  inventoryNode,
-  storeNode,
-  type StoreTarget,
-} from './handoff.js';
+import { inventoryNode, storeNode, type StoreTarget } from './handoff.js';
+import { planHandOff, type HandOffPlan } from './handoff-plan.js';
 import type { Inventory } from './inventory.js';
-import type { Minter } from './minter.js';
+import type { MintRequest, Minter } from './minter.js';
 import { OutputError } from './output-errors.js';
 import { assertArk, digestFile, writeFileAtomic } from './output-files.js';
 import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from './output-workdir.js';
@@ -22,13 +18,17 @@ import { formatStorageManifest } from './storage-manifest.js';
 
 /** What the processing step is built from (the composition root wires the services the settings select). */
 export interface ProcessDeps {
-  settings: Pick<IngestSettings, 'workRoot' | 'storage'>;
+  settings: Pick<IngestSettings, 'workRoot' | 'storage' | 'deployment' | 'merritt'>;
   minter: Minter;
   inventory: Inventory;
   queue: QueueContext;
+  /** The job's profile by name: its `StorageService` and `StorageNode` in a Merritt deployment. */
+  profileOf?: (name: string) => Profile | undefined;
+  /** `/locks/localid/…` around lookup-or-mint (default: one on `queue`'s session). */
+  localIdLock?: LocalIdLock;
 }
 
-/** The manifest processing hands to storage: every file of the object, by `file://` URL. */
+/** The manifest processing hands to storage: every file of the object, by URL (see planHandOff). */
 export const HANDOFF_MANIFEST = 'system/mrt-manifest.txt';
 
 interface ArkInputs {
@@ -51,11 +51,11 @@ function localIdsOf(job: JobRecord, download: DownloadRecord): string[] {
   return [...new Set(ids.filter(nonEmpty).map((id) => id.trim()))];
 }
 
-/** The one ark the local ids already name (a conflict when they name several). */
-async function existingArk(deps: ProcessDeps, localIds: string[], signal: AbortSignal) {
+/** The one ark the local ids already name for the owner (a conflict when they name several). */
+async function existingArk(deps: ProcessDeps, ids: ArkIds, signal: AbortSignal) {
   const found = new Map<string, string>();
-  for (const id of localIds) {
-    const ark = await deps.inventory.lookupLocalId(id, signal);
+  for (const id of ids.localIds) {
+    const ark = await deps.inventory.lookupLocalId(id, signal, ids.owner);
     if (ark) found.set(ark, id);
   }
   if (found.size > 1) {
@@ -66,27 +66,84 @@ async function existingArk(deps: ProcessDeps, localIds: string[], signal: AbortS
   return entry ? { ark: entry[0], localId: entry[1] } : undefined;
 }
 
-/**
- * Seed 001: the depositor's ark, else the ark the local id already names, else a minted one.
- * A minted ark is written to the working directory before it is used, so a re-run reuses it.
- */
-async function chooseArk(deps: ProcessDeps, inputs: ArkInputs): Promise<string> {
+/** What the ark is chosen from: the depositor's ark, the local ids worth asking about, the owner. */
+interface ArkIds {
+  given?: string;
+  /** Local ids but ERC's "unassigned" `(:unas)`, which Merritt neither looks up nor records. */
+  localIds: string[];
+  owner?: string;
+  profile?: Profile;
+}
+
+function arkIdsOf(deps: ProcessDeps, inputs: ArkInputs): ArkIds {
   const { job, download } = inputs;
   const givenRaw = [download.object.primaryIdentifier, job.identifiers?.primary_id].find(nonEmpty);
-  const given = givenRaw === undefined ? undefined : assertArk(givenRaw.trim());
-  const existing = await existingArk(deps, inputs.localIds, inputs.signal);
-  if (given && existing && given !== existing.ark) {
+  const profile = deps.profileOf?.(job.configuration.profile_name);
+  return {
+    ...(givenRaw === undefined ? {} : { given: assertArk(givenRaw.trim()) }),
+    localIds: inputs.localIds.filter((id) => !id.includes('(:unas)')),
+    ...(profile?.owner ? { owner: profile.owner } : {}),
+    ...(profile ? { profile } : {}),
+  };
+}
+
+/** What the minter may tell EZID about the object. */
+function mintRequestOf(inputs: ArkInputs, ids: ArkIds): MintRequest {
+  const retain = inputs.job.configuration.retain_target_url;
+  return {
+    erc: inputs.download.object.erc,
+    localIds: inputs.localIds,
+    ...(ids.profile ? { profile: ids.profile } : {}),
+    ...(retain === true || retain === 'true' ? { retainTargetUrl: true } : {}),
+  };
+}
+
+/**
+ * Lookup-or-mint (merritt-protocols.md §3): the depositor's ark, else the ark a local id already
+ * names, else the one minted before a crash, else a new one; then the local ids are recorded
+ * for it, so a job holding the same local id next finds it. A minted ark is written to the
+ * working directory before it is used, so a re-run reuses it.
+ */
+async function lookupOrMint(deps: ProcessDeps, inputs: ArkInputs, ids: ArkIds): Promise<string> {
+  const existing = await existingArk(deps, ids, inputs.signal);
+  if (ids.given && existing && ids.given !== existing.ark) {
     throw new OutputError(
       'IDENTIFIER_CONFLICT',
-      `the depositor's ark ${given} disagrees with ${existing.ark}, which local id "${existing.localId}" ` +
+      `the depositor's ark ${ids.given} disagrees with ${existing.ark}, which local id "${existing.localId}" ` +
         'already names; correct the ark or the local id and submit again',
     );
   }
-  const known = given ?? existing?.ark ?? (await readPersistedArk(inputs.workDir));
-  if (known) return known;
-  const minted = await deps.minter.mint(inputs.signal);
-  await persistArk(inputs.workDir, minted);
-  return minted;
+  let ark = ids.given ?? existing?.ark ?? (await readPersistedArk(inputs.workDir));
+  if (!ark) {
+    ark = await deps.minter.mint(inputs.signal, mintRequestOf(inputs, ids));
+    await persistArk(inputs.workDir, ark);
+  }
+  for (const localId of ids.localIds)
+    await deps.inventory.bindLocalId?.({
+      ark,
+      localId,
+      signal: inputs.signal,
+      ...(ids.owner ? { owner: ids.owner } : {}),
+    });
+  return ark;
+}
+
+/**
+ * Seed 001 with Merritt's HandlerMinter: a job with local ids and no ark of its own holds
+ * `/locks/localid/<localid_owner>` around lookup-or-mint, so two jobs with the same new local
+ * id (in any engine, or in Merritt's ingest) get one ark. The minter is then told the object's
+ * metadata (EZID's update call), whichever way the ark was chosen.
+ */
+async function chooseArk(deps: ProcessDeps, inputs: ArkInputs): Promise<string> {
+  const ids = arkIdsOf(deps, inputs);
+  const choose = () => lookupOrMint(deps, inputs, ids);
+  const lock = deps.localIdLock ?? createLocalIdLock(deps.queue);
+  const ark =
+    ids.localIds.length > 0 && !ids.given
+      ? await lock.hold(ids.localIds, ids.owner, inputs.signal, choose)
+      : await choose();
+  await deps.minter.update?.(ark, mintRequestOf(inputs, ids), inputs.signal);
+  return ark;
 }
 
 async function describeSystemFiles(
@@ -100,19 +157,15 @@ async function describeSystemFiles(
 }
 
 /** Where the object goes: its ark on the storage node, as a new object or an update. */
-function storeTarget(job: JobRecord, ark: string): StoreTarget {
+function storeTarget(job: JobRecord, ark: string, plan: HandOffPlan): StoreTarget {
   const action = job.configuration.submission_mode === 'update' ? 'update' : 'add';
-  return { action, node: DEFAULT_STORAGE_NODE, ark };
+  return { action, node: plan.node, ark };
 }
 
 /** The manifest of every file, as Merritt's ingest hands it to storage (its own line left out). */
-async function writeHandOffManifest(workDir: string, files: StoreFile[]): Promise<string> {
-  const path = join(workDir, HANDOFF_MANIFEST);
-  await writeFileAtomic(
-    path,
-    formatStorageManifest(files, (file) => pathToFileURL(join(workDir, file)).href),
-  );
-  return pathToFileURL(path).href;
+async function writeHandOffManifest(workDir: string, files: StoreFile[], plan: HandOffPlan): Promise<string> {
+  await writeFileAtomic(join(workDir, HANDOFF_MANIFEST), formatStorageManifest(files, plan.fileUrl));
+  return plan.fileUrl(HANDOFF_MANIFEST);
 }
 
 /**
@@ -126,19 +179,20 @@ async function writeHandOffManifest(workDir: string, files: StoreFile[]): Promis
 export function createProcessStep(deps: ProcessDeps): MerrittJobSteps['process'] {
   return async ({ job, signal, log }): Promise<StepWrites> => {
     const workDir = jobWorkDir(deps.settings, job);
+    // Decided first: a deployment that cannot hand the object over fails before minting.
+    const plan = planHandOff(deps, job, workDir);
     const download = await readDownloadRecord(workDir);
     const localIds = localIdsOf(job, download);
     const ark = await chooseArk(deps, { job, download, localIds, workDir, signal });
     const systemPaths = await writeErcFiles(workDir, { ark, localIds, erc: download.object.erc });
     const files = [...download.files, ...(await describeSystemFiles(workDir, systemPaths, signal))];
-    const manifestUrl = await writeHandOffManifest(workDir, files);
-    const target = storeTarget(job, ark);
-    const storeUrl = deps.settings.storage.kind === 'http' ? deps.settings.storage.url : EMBEDDED_STORE_URL;
+    const manifestUrl = await writeHandOffManifest(workDir, files, plan);
+    const target = storeTarget(job, ark, plan);
     log.info({ ark, files: files.length, mode: target.action }, 'handed to storage');
     return {
       identifiers: { primary_id: ark, local_id: localIds },
-      store: storeNode(manifestUrl, target),
-      inventory: inventoryNode(storeUrl.replace(/\/+$/, ''), target),
+      store: storeNode(manifestUrl, target, await readDeleteList(workDir, target)),
+      inventory: inventoryNode(plan.storeUrl, target),
     };
   };
 }

@@ -2,14 +2,19 @@ import { expansionFailureOf } from '../../../machines/index.js';
 import type { BatchJobLists } from '../contracts.js';
 import type { BatchRecord } from '../../queue/batch-load.js';
 import type { StatusReport } from '../../queue/records.js';
+import type { Profile } from './contracts.js';
+import { DEFAULT_MAIL_SETTINGS, isVerbose, type MailSettings } from './mail-merritt.js';
+import {
+  merrittAttachments,
+  merrittBatchDump,
+  merrittReportSubject,
+  merrittVerboseBody,
+  type JobSummary,
+  type MerrittReportInput,
+  type ReportAttachment,
+} from './report-merritt.js';
 
-/** What a report says about one job, when it is cheap to find out. */
-export interface JobSummary {
-  ark?: string;
-  localIds?: string[];
-  /** The failure message of a failed job. */
-  message?: string;
-}
+export type { JobSummary, ReportAttachment } from './report-merritt.js';
 
 export interface ReportInput {
   batch: BatchRecord;
@@ -18,11 +23,19 @@ export interface ReportInput {
   previous: StatusReport | undefined;
   /** Summaries of (some of) the jobs; jobs missing here are listed by id only. */
   summaries: ReadonlyMap<string, JobSummary>;
+  /** The batch's profile: `Aggregate` and `NotificationType` shape the subject and body. */
+  profile?: Profile;
+  /** Default: production subjects, n2t.net. */
+  mail?: MailSettings;
+  /** The completion date the report gives (default: now). */
+  now?: Date;
 }
 
 export interface ComposedReport {
   subject: string;
   text: string;
+  /** `failed.json` and `completed.json`, when a job failed or completed. */
+  attachments: ReportAttachment[];
 }
 
 /** Jobs listed by name per section; the rest are counted ("… and 1200 more"). */
@@ -64,19 +77,16 @@ function section(title: string, jids: string[], summaries: ReadonlyMap<string, J
   return ['', `${title} (${jids.length}):`, ...listed, ...more];
 }
 
-function header(input: ReportInput): string[] {
+/** This engine's own details, after Merritt's lines: the batch id, profile, payload and title. */
+function details(input: ReportInput): string[] {
   const { batch, jobs } = input;
   const s = batch.submission;
-  const total = jobs.completed.length + jobs.failed.length + jobs.deleted.length;
   return [
-    `Merritt ingest ${input.update ? 'update report' : 'report'} for batch ${batch.batchId}`,
-    '',
-    ...(s.batchID ? [`Batch uuid: ${s.batchID}`] : []),
+    `Batch: ${batch.batchId}${input.update ? ' (update report)' : ''}`,
     `Profile: ${s.profile_name}`,
-    `Submitter: ${s.submitter}`,
     `Payload: ${s.payload_url}`,
     ...(s.erc_what ? [`Title: ${s.erc_what}`] : []),
-    `Jobs: ${total} (${jobs.completed.length} completed, ${jobs.failed.length} failed, ${jobs.deleted.length} deleted)`,
+    `Deleted job(s): ${jobs.deleted.length}`,
   ];
 }
 
@@ -108,16 +118,24 @@ function expansionFailure(batch: BatchRecord): string[] {
   ];
 }
 
-/** The depositor's report: subject and plain text. */
+/**
+ * The depositor's report, as Merritt's batch report (merritt-protocols.md §4 (b)): Merritt's
+ * subject and `batchDump` body (or, with `NotificationType: verbose`, the dataset message), then
+ * this engine's details (why a batch could not be expanded, what changed since the previous
+ * report, the jobs by name), and the `failed.json` / `completed.json` attachments. An update
+ * report has the same shape.
+ */
 export function composeReport(input: ReportInput): ComposedReport {
   const { batch, jobs } = input;
-  const name = batch.submission.batchID ?? batch.batchId;
-  const counts = batch.expansionFailed
-    ? 'failed, could not be expanded into jobs'
-    : `${jobs.completed.length} completed, ${jobs.failed.length} failed`;
-  const subject = input.update
-    ? `Merritt batch ${name} (${batch.submission.profile_name}) update: ${counts}`
-    : `Merritt batch ${name} (${batch.submission.profile_name}): ${counts}`;
+  const merritt: MerrittReportInput = {
+    batch,
+    jobs,
+    summaries: input.summaries,
+    profile: input.profile,
+    mail: input.mail ?? DEFAULT_MAIL_SETTINGS,
+    now: input.now ?? new Date(),
+  };
+  const first = isVerbose(input.profile) ? merrittVerboseBody(merritt) : merrittBatchDump(merritt);
   const body = input.update
     ? updateBody(input)
     : [
@@ -125,8 +143,10 @@ export function composeReport(input: ReportInput): ComposedReport {
         ...section('Failed jobs', jobs.failed, input.summaries),
       ];
   const deleted = section('Deleted jobs', jobs.deleted, input.summaries);
+  const ours = [...details(input), ...expansionFailure(batch), ...body, ...deleted, ''].join('\n');
   return {
-    subject,
-    text: [...header(input), ...expansionFailure(batch), ...body, ...deleted, ''].join('\n'),
+    subject: merrittReportSubject(merritt),
+    text: `${first}\n${ours}`,
+    attachments: merrittAttachments(merritt),
   };
 }

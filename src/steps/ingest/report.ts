@@ -1,31 +1,35 @@
-import { mkdir, open } from 'node:fs/promises';
-import { join } from 'node:path';
-import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
+import { jobWireNames, type JobState } from '../../../machines/index.js';
 import type { BatchSteps, ReportArgs } from '../contracts.js';
 import type { QueueContext } from '../../queue/context.js';
 import { isQueueError } from '../../queue/errors.js';
 import { loadJob } from '../../queue/job-load.js';
+import type { BatchRecord } from '../../queue/batch-load.js';
 import type { IngestSettings, Profile } from './contracts.js';
-import { OutputError } from './output-errors.js';
-import { composeReport, MAX_LISTED, type JobSummary } from './report-compose.js';
+import { isSuppressed } from './mail-merritt.js';
+import { deliverMail, mailSettingsOf, merrittEnvelope } from './mail-send.js';
+import { composeReport, type JobSummary } from './report-compose.js';
 
 /** What the reporting step is built from. */
 export interface ReportDeps {
-  settings: Pick<IngestSettings, 'dataDir' | 'smtp'>;
+  settings: Pick<IngestSettings, 'dataDir' | 'smtp' | 'mail'>;
   profileOf: (name: string) => Profile | undefined;
-  /** Optional detail per job (ark, local ids, failure message); see {@link describeJobsFromQueue}. */
+  /** Optional detail per job (ark, local ids, configuration, failure); see {@link describeJobsFromQueue}. */
   describeJob?: (jid: string) => Promise<JobSummary | undefined>;
   /** Connection, greeting and socket timeout of the SMTP exchange (default 30 000 ms). */
   smtpTimeoutMs?: number;
+  now?: () => Date;
 }
 
-type SmtpSettings = NonNullable<IngestSettings['smtp']>;
-
-const DEFAULT_FROM = 'merritt-ingest@localhost';
 const DESCRIBE_PARALLEL = 16;
+/**
+ * Jobs described per list (completed, failed, deleted): the attachments carry each one's
+ * configuration, as Merritt's do; beyond this many a list is counted, not detailed, so one
+ * huge batch cannot hold the process's memory.
+ */
+export const MAX_DESCRIBED = 10_000;
 
-/** Job summaries read from ZooKeeper: the ark and local ids of a job, or its failure message. */
+/** Job summaries read from ZooKeeper: the ark, local ids, configuration and title of a job, or its failure. */
 export function describeJobsFromQueue(queue: QueueContext): (jid: string) => Promise<JobSummary | undefined> {
   return async (jid) => {
     try {
@@ -34,6 +38,9 @@ export function describeJobsFromQueue(queue: QueueContext): (jid: string) => Pro
         ...(job.identifiers?.primary_id ? { ark: job.identifiers.primary_id } : {}),
         ...(job.identifiers?.local_id?.length ? { localIds: job.identifiers.local_id } : {}),
         ...(job.status === 'failed' && job.message ? { message: job.message } : {}),
+        ...(job.metadata?.erc_what ? { title: job.metadata.erc_what } : {}),
+        configuration: { ...job.configuration },
+        status: jobWireNames[job.status as JobState] ?? job.status,
       };
     } catch (err) {
       if (isQueueError(err, 'NOT_FOUND') || isQueueError(err, 'ITEM_INVALID')) return undefined;
@@ -48,7 +55,7 @@ async function summarize(deps: ReportDeps, args: ReportArgs): Promise<Map<string
   const describe = deps.describeJob;
   if (!describe) return summaries;
   const { completed, failed, deleted } = args.jobs;
-  const queue = [completed, failed, deleted].flatMap((jids) => jids.slice(0, MAX_LISTED));
+  const queue = [completed, failed, deleted].flatMap((jids) => jids.slice(0, MAX_DESCRIBED));
   const worker = async (): Promise<void> => {
     for (let jid = queue.shift(); jid !== undefined; jid = queue.shift()) {
       args.signal.throwIfAborted();
@@ -63,89 +70,76 @@ async function summarize(deps: ReportDeps, args: ReportArgs): Promise<Map<string
   return summaries;
 }
 
-/** The message as RFC 5322 bytes (what the outbox keeps). */
-async function render(message: Mail.Options): Promise<Buffer> {
-  const info = await nodemailer.createTransport({ streamTransport: true, buffer: true }).sendMail(message);
-  return info.message as Buffer;
-}
-
-/** `<dataDir>/outbox/<bid>-<n>.eml`, n = 1 for the first report of the batch, then 2, 3… */
-async function writeOutbox(dataDir: string, bid: string, eml: Buffer): Promise<string> {
-  const dir = join(dataDir, 'outbox');
-  await mkdir(dir, { recursive: true });
-  for (let n = 1; ; n += 1) {
-    const path = join(dir, `${bid}-${n}.eml`);
-    try {
-      const handle = await open(path, 'wx');
-      try {
-        await handle.writeFile(eml);
-      } finally {
-        await handle.close();
-      }
-      return path;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-  }
-}
-
-async function sendSmtp(smtp: SmtpSettings, message: Mail.Options, timeoutMs: number, signal: AbortSignal) {
-  const transport = nodemailer.createTransport({
-    host: smtp.host,
-    port: smtp.port,
-    secure: smtp.secure ?? false,
-    connectionTimeout: timeoutMs,
-    greetingTimeout: timeoutMs,
-    socketTimeout: timeoutMs,
-  });
-  const onAbort = (): void => transport.close();
-  signal.addEventListener('abort', onAbort, { once: true });
-  try {
-    await transport.sendMail(message);
-  } catch (err) {
-    signal.throwIfAborted();
-    const why = err instanceof Error ? err.message : String(err);
-    throw new OutputError('REPORT_FAILED', `SMTP ${smtp.host}:${smtp.port} did not take the report: ${why}`, {
-      cause: err,
-      retryable: true,
-    });
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-    transport.close();
-  }
+/**
+ * Who the report goes to (§4): the submission's alternative `notification` address when it has
+ * one, else every address of the profile.
+ */
+export function reportRecipients(batch: BatchRecord, profile: Profile | undefined): string[] {
+  const alternative = batch.submission.notification;
+  if (typeof alternative === 'string' && alternative.trim() !== '')
+    return alternative
+      .split(/[;,]/)
+      .map((a) => a.trim())
+      .filter(Boolean);
+  return profile?.notifications ?? [];
 }
 
 /**
- * The reporting step (seed 003 "Reporting" / "UpdateReporting"): composes the depositor's
- * summary (counts, completed and failed jobs; for an update, what changed since the previous
- * report) and sends it by SMTP to the profile's `notifications` when SMTP is configured and
- * there is someone to send to, else writes it to `<dataDir>/outbox/<bid>-<n>.eml`. An SMTP
- * failure fails the report (REPORT_FAILED); the operator can update-report later. A report
- * re-run after a crash between sending and committing is sent again (at-least-once).
+ * The reporting step (seed 003 "Reporting" / "UpdateReporting", Merritt's batch-report
+ * HandlerNotification, merritt-protocols.md §4 (b)): composes "Submission Processed" (subject,
+ * counts body, `failed.json` / `completed.json`) and sends it by SMTP when configured and there
+ * is someone to send to (the submission's `notification` address, else the profile's, Bcc
+ * `MRTQ_MAIL_ADMIN`), else writes it to `<dataDir>/outbox/<bid>-<n>.eml`. A profile with
+ * `NotificationSuppression: full` gets no mail (a log line says so). An SMTP failure fails the
+ * report (REPORT_FAILED); the operator can update-report later. A report re-run after a crash
+ * between sending and committing is sent again (at-least-once).
  */
 export function createReportStep(deps: ReportDeps): BatchSteps['report'] {
   return async (args) => {
     const { batch, jobs, log } = args;
+    const counts = { completedJobs: jobs.completed.length, failedJobs: jobs.failed.length };
     const profile = deps.profileOf(batch.submission.profile_name);
     if (!profile)
-      log.warn({ profile: batch.submission.profile_name }, 'profile not found: report goes to the outbox');
-    const { subject, text } = composeReport({ ...args, summaries: await summarize(deps, args) });
-    const to = profile?.notifications ?? [];
+      log.warn(
+        { profile: batch.submission.profile_name },
+        "profile not found: the report goes to the submission's notification address, else the outbox",
+      );
+    if (isSuppressed(profile, ['full'])) {
+      log.info({ profile: profile?.name }, 'report not sent: the profile has NotificationSuppression: full');
+      return counts;
+    }
+    const now = (deps.now ?? (() => new Date()))();
+    const summaries = await summarize(deps, args);
+    const mail = mailSettingsOf(deps.settings);
+    const report = composeReport({ ...args, summaries, profile, mail, now });
+    const to = reportRecipients(batch, profile);
     const message: Mail.Options = {
-      from: deps.settings.smtp?.from ?? DEFAULT_FROM,
+      ...merrittEnvelope(deps.settings),
       to,
-      subject,
-      text,
+      subject: report.subject,
+      text: report.text,
+      attachments: report.attachments.map((a) => ({
+        filename: a.filename,
+        content: a.content,
+        contentType: a.contentType,
+        contentDisposition: 'attachment',
+        headers: { 'Content-Description': a.description },
+      })),
       headers: { 'X-Merritt-Batch': batch.batchId },
     };
-    const smtp = deps.settings.smtp;
-    if (smtp && to.length > 0) {
-      await sendSmtp(smtp, message, deps.smtpTimeoutMs ?? 30_000, args.signal);
-      log.info({ to, subject }, 'report sent');
-    } else {
-      const path = await writeOutbox(deps.settings.dataDir, batch.batchId, await render(message));
-      log.info({ path, subject }, 'report written to the outbox');
-    }
-    return { completedJobs: jobs.completed.length, failedJobs: jobs.failed.length };
+    // Sent when there is a recipient (the Bcc admins count, as in Merritt), else kept in the outbox.
+    const delivered = await deliverMail(
+      { settings: deps.settings, smtpTimeoutMs: deps.smtpTimeoutMs },
+      message,
+      {
+        outbox: 'outbox',
+        key: batch.batchId,
+        what: 'report',
+        signal: args.signal,
+      },
+    );
+    if (delivered.via === 'smtp') log.info({ to, subject: report.subject }, 'report sent');
+    else log.info({ path: delivered.path, subject: report.subject }, 'report written to the outbox');
+    return counts;
   };
 }

@@ -8,6 +8,9 @@ import { OutputError } from './output-errors.js';
 import { resolveInside } from './output-files.js';
 import type { ManifestEntry } from './storage-manifest.js';
 
+/** What a mismatch means when files come from a job's working directory. */
+const WORKDIR_CHANGED = 'the working directory changed since downloading (requeue from downloading)';
+
 /** Files copied at once: enough to overlap I/O on many small files, few enough for one disk. */
 const PARALLEL_COPIES = 4;
 
@@ -16,7 +19,13 @@ const PARALLEL_COPIES = 4;
  * download step recorded: a working directory changed or damaged since then is caught here,
  * before a bad version is stored (seed 001: "check digest for each file").
  */
-async function copyOne(src: string, dest: string, entry: ManifestEntry, signal: AbortSignal): Promise<void> {
+async function copyOne(
+  src: string,
+  dest: string,
+  entry: ManifestEntry,
+  signal: AbortSignal,
+  hint: string,
+): Promise<void> {
   await mkdir(dirname(dest), { recursive: true });
   const hash = createHash(entry.digest.algorithm);
   let size = 0;
@@ -39,7 +48,7 @@ async function copyOne(src: string, dest: string, entry: ManifestEntry, signal: 
     throw new OutputError(
       'DIGEST_MISMATCH',
       `${entry.path}: expected ${entry.size} bytes with ${entry.digest.algorithm} ${entry.digest.value}, ` +
-        `found ${size} bytes with ${value}; the working directory changed since downloading (requeue from downloading)`,
+        `found ${size} bytes with ${value}; ${hint}`,
     );
   }
 }
@@ -55,13 +64,15 @@ function assertUniquePaths(files: readonly ManifestEntry[]): void {
 /**
  * Copies `files` from `workDir` into `destRoot` (same relative paths), verified; returns their
  * entries. The first failure stops the other copies, and all of them have settled before it is
- * thrown, so the caller can remove `destRoot` without a copy still writing into it.
+ * thrown, so the caller can remove `destRoot` without a copy still writing into it. `hint` ends
+ * the message of a mismatch: what the operator should do about it.
  */
 export async function copyVerified(
   workDir: string,
   destRoot: string,
   files: readonly ManifestEntry[],
   signal: AbortSignal,
+  hint: string = WORKDIR_CHANGED,
 ): Promise<ManifestEntry[]> {
   assertUniquePaths(files);
   const stop = new AbortController();
@@ -70,7 +81,13 @@ export async function copyVerified(
   const worker = async (): Promise<void> => {
     for (let entry = queue.shift(); entry; entry = queue.shift()) {
       both.throwIfAborted();
-      await copyOne(resolveInside(workDir, entry.path), resolveInside(destRoot, entry.path), entry, both);
+      await copyOne(
+        resolveInside(workDir, entry.path),
+        resolveInside(destRoot, entry.path),
+        entry,
+        both,
+        hint,
+      );
     }
   };
   const runs = Array.from({ length: Math.min(PARALLEL_COPIES, files.length) }, () =>

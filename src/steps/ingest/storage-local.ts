@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputError } from './output-errors.js';
 import { objectDirName, writeFileAtomic } from './output-files.js';
-import type { Storage, StoreRequest, StoreResult } from './storage.js';
+import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './storage.js';
 import { copyVerified } from './storage-copy.js';
+import { isUpdateApplied, planUpdate } from './storage-update.js';
 import {
   formatStorageManifest,
   parseStorageManifest,
@@ -85,15 +86,30 @@ async function removeLeftovers(dir: string): Promise<void> {
   );
 }
 
+/** Files a new version copies from one directory (the job's working directory, or an earlier version). */
+interface VersionSource {
+  root: string;
+  files: readonly ManifestEntry[];
+  /** What a file that does not match its recorded digest means here. */
+  hint?: string;
+}
+
 /** Builds `v<version>` in a temporary directory and renames it into place; false when that version appeared meanwhile. */
-async function writeVersion(dir: string, version: number, request: StoreRequest): Promise<boolean> {
+async function writeVersion(
+  dir: string,
+  version: number,
+  sources: readonly VersionSource[],
+  signal: AbortSignal,
+): Promise<boolean> {
   const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    const entries = await copyVerified(request.workDir, temp, request.files, request.signal);
+    const entries: ManifestEntry[] = [];
+    for (const { root, files, hint } of sources)
+      entries.push(...(await copyVerified(root, temp, files, signal, hint)));
     const finalDir = join(dir, `v${version}`);
     const manifest = formatStorageManifest(entries, (path) => pathToFileURL(join(finalDir, path)).href);
     await writeFileAtomic(join(temp, MANIFEST_NAME), manifest);
-    request.signal.throwIfAborted();
+    signal.throwIfAborted();
     return await renameUnlessTaken(temp, finalDir);
   } finally {
     await rm(temp, { recursive: true, force: true });
@@ -111,7 +127,7 @@ async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
 }
 
 /** The local versioned store under `<dataDir>/store`. */
-export function createLocalStorage(dataDir: string): Storage {
+export function createLocalStorage(dataDir: string): Storage & Required<Pick<Storage, 'latest' | 'update'>> {
   const resultOf = (dir: string, version: number): StoreResult => ({
     version,
     manifestUrl: pathToFileURL(join(dir, `v${version}`, MANIFEST_NAME)).href,
@@ -131,11 +147,46 @@ export function createLocalStorage(dataDir: string): Storage {
       for (let round = 0; round < 2; round += 1) {
         const last = (await listVersions(dir)).at(-1) ?? 0;
         if (last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)) return result(last);
-        if (await writeVersion(dir, last + 1, request)) return result(last + 1);
+        const sources = [{ root: request.workDir, files: request.files }];
+        if (await writeVersion(dir, last + 1, sources, request.signal)) return result(last + 1);
       }
-      throw new OutputError('STORAGE_FAILED', `${request.ark}: another writer keeps adding versions`, {
-        retryable: true,
-      });
+      throw busy(request.ark);
+    },
+    async update(request: UpdateRequest): Promise<StoreResult> {
+      const dir = objectDir(dataDir, request.ark);
+      if ((await listVersions(dir)).length === 0) throw notStored(request.ark);
+      await claimObjectDir(dir, request.ark);
+      await removeLeftovers(dir);
+      for (let round = 0; round < 2; round += 1) {
+        const last = (await listVersions(dir)).at(-1) ?? 0;
+        const latest = await readVersionEntries(dir, last);
+        if (isUpdateApplied(latest, request.files, request.deletes)) return resultOf(dir, last);
+        const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
+        const sources = [
+          {
+            root: join(dir, `v${last}`),
+            files: plan.carried,
+            hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
+          },
+          { root: request.workDir, files: plan.added },
+        ];
+        if (await writeVersion(dir, last + 1, sources, request.signal)) return resultOf(dir, last + 1);
+      }
+      throw busy(request.ark);
     },
   };
+}
+
+function busy(ark: string): OutputError {
+  return new OutputError('STORAGE_FAILED', `${ark}: another writer keeps adding versions`, {
+    retryable: true,
+  });
+}
+
+function notStored(ark: string): OutputError {
+  return new OutputError(
+    'OBJECT_NOT_FOUND',
+    `update of ${ark}: no object with this ark is stored. An update names an existing object by its ` +
+      'primary id (or a local id it was stored under); submit it as a new object (submission_mode add) otherwise',
+  );
 }

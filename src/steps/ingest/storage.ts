@@ -14,6 +14,12 @@ export interface StoreRequest {
   signal: AbortSignal;
 }
 
+/** An update (merritt-protocols.md §1): `files` added or replacing, `deletes` removed, the rest kept. */
+export interface UpdateRequest extends StoreRequest {
+  /** Paths of the latest version the new one leaves out (`producer/…`). */
+  deletes: readonly string[];
+}
+
 export interface StoreResult {
   /** The object version that holds exactly these files (1 for a new object). */
   version: number;
@@ -30,6 +36,14 @@ export interface Storage {
   store(request: StoreRequest): Promise<StoreResult>;
   /** The object's latest version, when this storage can tell (the embedded one can); undefined when none. */
   latest?(ark: string): Promise<StoreResult | undefined>;
+  /**
+   * Adds the next version of an object that exists: the latest version's files without
+   * `deletes`, with `files` added or replacing (mrt-store's update). OBJECT_NOT_FOUND when the
+   * object is not stored. Idempotent like `store`: when the latest version already holds the
+   * update's files and none of `deletes`, that version is returned. Absent when this storage
+   * cannot apply updates.
+   */
+  update?(request: UpdateRequest): Promise<StoreResult>;
 }
 
 export interface StorageOptions {

@@ -5,12 +5,13 @@ import type { QueueContext } from '../../queue/context.js';
 import type { MerrittJobSteps } from '../contracts.js';
 import type { IngestSettings } from './contracts.js';
 import type { Fetcher } from './fetch.js';
+import { storeNodeDeletes } from './delete-list.js';
 import { requireStoreNode } from './handoff.js';
 import { OutputError } from './output-errors.js';
 import { isBelow, resolveInside } from './output-files.js';
 import { withObjectLock } from './output-lock.js';
 import { jobWorkDir, writeStoredVersion } from './output-workdir.js';
-import type { Storage, StoreFile } from './storage.js';
+import type { Storage, StoreFile, UpdateRequest } from './storage.js';
 import { parseStorageManifest, type ManifestRow } from './storage-manifest.js';
 
 /** What the storing step is built from. */
@@ -73,7 +74,9 @@ async function stageFiles(deps: StoreDeps, rows: ManifestRow[], workDir: string,
  * The storing step (mrt-zk's Storing, October 2025): the embedded storage takes the job the way
  * Merritt's storage service does (`StoreConsumer`, merritt-protocols.md §1): it reads
  * `/jobs/JID/store`, splits `mode` into action, node and ark, reads the manifest at
- * `manifest_url`, and adds a version under `/locks/storage/<ark>`. A job another tool left in
+ * `manifest_url`, and adds a version under `/locks/storage/<ark>`: for `add` a version of exactly
+ * the manifest's files; for `update` the next version of the existing object, without the files
+ * `delete` names, with the manifest's files added or replacing (mrt-store's `updateVersion`). A job another tool left in
  * Storing runs the same way; its files are fetched from the manifest's URLs when they are not in
  * the working directory. Idempotent: storage returns the version that already holds these files.
  */
@@ -86,10 +89,28 @@ export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
       throw new OutputError('HANDOFF_INVALID', `the manifest at ${handOff.manifest_url} lists no files`);
     const files = await stageFiles(deps, rows, workDir, signal);
     const { ark } = handOff;
+    const deletes = handOff.action === 'update' ? storeNodeDeletes(handOff.delete) : [];
     const stored = await withObjectLock(deps.queue, 'storage', ark, log, () =>
-      deps.storage.store({ ark, workDir, files, signal }),
+      handOff.action === 'update'
+        ? updateObject(deps.storage, { ark, workDir, files, deletes, signal })
+        : deps.storage.store({ ark, workDir, files, signal }),
     );
     await writeStoredVersion(workDir, { ark, ...stored });
-    log.info({ ark, version: stored.version, action: handOff.action, node: handOff.node }, 'stored');
+    log.info(
+      { ark, version: stored.version, action: handOff.action, node: handOff.node, deletes: deletes.length },
+      'stored',
+    );
   };
+}
+
+/** An update through a storage that can apply one; STORAGE_FAILED saying so otherwise. */
+function updateObject(storage: Storage, request: UpdateRequest) {
+  if (!storage.update) {
+    throw new OutputError(
+      'STORAGE_FAILED',
+      `the configured storage service cannot apply updates (of ${request.ark}); ` +
+        "use the embedded storage, or leave storing to Merritt's storage service (deployment: merritt)",
+    );
+  }
+  return storage.update(request);
 }

@@ -160,7 +160,7 @@ describe('chaos 4, dependencies: downloads that stall, time out or fail, and a c
         { downMs: profile.between(1500, 3000), upMs: profile.between(8000, 12000) },
         tally,
       );
-      http.route('/callback', callback.handler);
+      http.route('/callback/mc/', callback.handler);
       writeProfile(http.url('/callback'));
 
       cluster = new EngineCluster(

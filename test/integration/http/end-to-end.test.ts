@@ -270,10 +270,12 @@ describe('the API end to end: a real listening server and a real engine (simulat
           'GET /jobs',
           'GET /jobs/{jid}',
         ],
-        ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete']),
+        ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete', 'fail']),
         ...actions('/batches/{bid}', ['hold', 'release', 'update-report', 'delete']),
         ...actions('/queues/{queue}', ['pause', 'resume']),
         ...actions('/collections/{mnemonic}', ['hold', 'release']),
+        ...['GET /access', 'GET /access/{queue}/{qid}', 'POST /access/cleanup'],
+        ...actions('/access/{queue}/{qid}', ['requeue', 'delete']),
         // What the dashboard (/ui) reads besides the items.
         ...[
           'GET /overview',

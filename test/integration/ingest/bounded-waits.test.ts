@@ -187,7 +187,7 @@ describe('bounded waits in provisioning and expansion', () => {
     const mails = mailsAbout(bid);
     expect(mails).toHaveLength(1);
     expect(mails[0]!.rcptTo).toEqual(['depositor@example.org']);
-    expect(mails[0]!.headers.subject).toMatch(/: failed, could not be expanded into jobs$/);
+    expect(mails[0]!.headers.subject).toMatch(/^Ingest: FAIL -- Submission Processed: .+;$/);
     expect(mails[0]!.text).toContain(`The batch could not be expanded into jobs: ${batch.message}`);
   });
 });

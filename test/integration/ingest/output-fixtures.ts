@@ -71,6 +71,7 @@ export function jobRecord(jobId: string, overrides: Partial<JobRecord> = {}): Jo
 /** Settings of the output side rooted in `root` (local services everywhere). */
 export function outputSettings(root: string): IngestSettings {
   return {
+    deployment: 'standalone',
     fetch: {
       roots: [],
       timeoutMs: 1000,

@@ -109,16 +109,21 @@ describe('the HTTP inventory client', () => {
     });
   });
 
-  it('looks local ids up: an ark, unknown (404), or an error naming the answer', async () => {
+  it("looks local ids up in the owner's local ids: an ark, unknown, or an error naming the answer", async () => {
+    const state = (exists: boolean, ark?: string) =>
+      JSON.stringify({
+        'invloc:localContainerState': { 'invloc:exists': exists, 'invloc:primaryIdentifier': ark },
+      });
     server.script(
-      { status: 200, body: JSON.stringify({ ark: A }) },
-      { status: 404 },
+      { status: 200, body: state(true, A) },
+      { status: 200, body: state(false) },
       { status: 500, body: 'db down' },
     );
-    expect(await inventory().lookupLocalId('loc/1 x', signal)).toBe(A);
-    expect(server.requests.at(-1)!.url).toBe('/inv/local-ids/loc%2F1%20x');
-    expect(await inventory().lookupLocalId('nope', signal)).toBeUndefined();
-    await expect(inventory().lookupLocalId('loc-1', signal)).rejects.toThrow(
+    const owner = 'ark:/13030/j2owner';
+    expect(await inventory().lookupLocalId('loc/1 x', signal, owner)).toBe(A);
+    expect(server.requests.at(-1)!.url).toBe('/inv/primary/ark%3A%2F13030%2Fj2owner/loc%2F1+x?t=json');
+    expect(await inventory().lookupLocalId('nope', signal, owner)).toBeUndefined();
+    await expect(inventory().lookupLocalId('loc-1', signal, owner)).rejects.toThrow(
       /answered 500 "db down" to looking up local id "loc-1"/,
     );
   });

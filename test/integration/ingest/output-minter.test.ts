@@ -2,10 +2,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createHttpMinter, createLocalMinter, createMinter } from '../../../src/steps/ingest/minter.js';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
-import { closedPort, startHttpRecorder, type HttpRecorder } from '../../support/http-recorder.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createLocalMinter, createMinter } from '../../../src/steps/ingest/minter.js';
 
 const MINTER = join(import.meta.dirname, '..', '..', '..', 'src', 'steps', 'ingest', 'minter.js');
 const signal = new AbortController().signal;
@@ -73,44 +71,5 @@ describe('the local minter', () => {
   it('honours an aborted signal', async () => {
     const aborted = AbortSignal.abort(new Error('stop'));
     await expect(createLocalMinter(dataDir).mint(aborted)).rejects.toThrow('stop');
-  });
-});
-
-describe('the HTTP (EZID-style) minter', () => {
-  let server: HttpRecorder;
-  beforeAll(async () => {
-    server = await startHttpRecorder();
-  });
-  afterAll(() => server.close());
-
-  it('POSTs to the shoulder URL with Basic credentials and returns the ark of "success: …"', async () => {
-    server.script({ status: 201, body: 'success: ark:/99999/fk4q1w2e3r\n' });
-    const url = `${server.url.replace('http://', 'http://apitest:s%40cret@')}/shoulder/ark:/99999/fk4`;
-    const minter = createMinter({ dataDir: '/unused', minter: { kind: 'http', url } });
-    expect(await minter.mint(signal)).toBe('ark:/99999/fk4q1w2e3r');
-    const request = server.requests.at(-1)!;
-    expect(request.method).toBe('POST');
-    expect(request.url).toBe('/shoulder/ark:/99999/fk4');
-    expect(request.headers.authorization).toBe(`Basic ${Buffer.from('apitest:s@cret').toString('base64')}`);
-  });
-
-  it('fails naming the answer when it is not success', async () => {
-    server.script({ status: 400, body: 'error: bad request - no such shoulder' });
-    const minter = createHttpMinter({ url: `${server.url}/shoulder/x` });
-    const err: unknown = await minter.mint(signal).catch((e: unknown) => e);
-    expect(isOutputError(err, 'MINT_FAILED')).toBe(true);
-    expect((err as Error).message).toContain('answered 400 "error: bad request - no such shoulder"');
-    server.script({ status: 200, body: 'success: doi:10.5072/FK2' });
-    await expect(minter.mint(signal)).rejects.toThrow(/answered 200 "success: doi:10.5072\/FK2"/);
-  });
-
-  it('fails as retryable when the minter is unreachable or too slow', async () => {
-    const down = createHttpMinter({ url: `http://127.0.0.1:${await closedPort()}/mint` });
-    const err: unknown = await down.mint(signal).catch((e: unknown) => e);
-    expect(isOutputError(err, 'MINT_FAILED') && err.retryable).toBe(true);
-    expect((err as Error).message).toMatch(/unreachable/);
-    server.script({ status: 200, body: 'success: ark:/99999/fk4late', delayMs: 1000 });
-    const slow = createHttpMinter({ url: `${server.url}/mint`, timeoutMs: 100 });
-    await expect(slow.mint(signal)).rejects.toThrow(/unreachable/);
   });
 });

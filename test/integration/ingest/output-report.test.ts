@@ -88,7 +88,7 @@ describe('the report step', () => {
     const [mail] = smtp.messages;
     expect(mail!.mailFrom).toBe('merritt@example.org');
     expect(mail!.rcptTo).toEqual(['a@example.org', 'b@example.org']);
-    expect(mail!.headers.subject).toBe('Merritt batch bu-123 (demo_profile): 1 completed, 1 failed');
+    expect(mail!.headers.subject).toBe('Ingest: FAIL -- Submission Processed: bu-123;');
     expect(mail!.headers['x-merritt-batch']).toBe('bid0000000001');
     expect(mail!.text).toContain(
       `Completed jobs (1):\n  ${jids[0]}  ark:/99999/fk4done  local id loc-done\n`,
@@ -106,7 +106,7 @@ describe('the report step', () => {
     };
     await step()(args({ update: true, previous }));
     const [mail] = smtp.messages;
-    expect(mail!.headers.subject).toBe('Merritt batch bu-123 (demo_profile) update: 1 completed, 1 failed');
+    expect(mail!.headers.subject).toBe('Ingest: FAIL -- Submission Processed: bu-123;');
     expect(mail!.text).toContain(
       `Completed since the previous report (1):\n  ${jids[0]}  ark:/99999/fk4done`,
     );
@@ -127,7 +127,7 @@ describe('the report step', () => {
     expect((await readdir(outbox)).sort()).toEqual(['bid0000000001-1.eml', 'bid0000000001-2.eml']);
     const eml = await readFile(join(outbox, 'bid0000000001-1.eml'), 'utf8');
     expect(eml).toMatch(/^To: a@example\.org, b@example\.org$/m);
-    expect(eml).toMatch(/^Subject: Merritt batch bu-123 \(demo_profile\): 1 completed, 1 failed$/m);
+    expect(eml).toMatch(/^Subject: Ingest: FAIL -- Submission Processed: bu-123;\r?$/m);
     expect(eml).toContain(`Failed jobs (1):\n  ${jids[1]}\n`);
   });
 

@@ -72,7 +72,7 @@ describe('what the API adds for the dashboard (a real server over a real ZooKeep
 
   it('answers a job and a batch with the actions their lifecycle allows now', async () => {
     const jid = jids[1]!;
-    expect((await http.get<Item>(`/jobs/${jid}`)).body.allowedActions).toEqual(['hold']);
+    expect((await http.get<Item>(`/jobs/${jid}`)).body.allowedActions).toEqual(['hold', 'fail']);
     expect((await http.post(`/jobs/${jid}/hold`)).status).toBe(200);
     expect((await http.get<Item>(`/jobs/${jid}`)).body.allowedActions).toEqual(['release', 'delete']);
     expect((await http.get<Item>(`/batches/${bid}`)).body.allowedActions).toEqual([]);

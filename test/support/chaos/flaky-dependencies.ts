@@ -186,7 +186,9 @@ export function flakyCallback(
       return void res.writeHead(503).end('callback receiver down');
     }
     tally.callbackOk++;
-    const jobId = (JSON.parse(body) as { jobId?: unknown }).jobId;
+    // Merritt's callback body (merritt-protocols.md §4): `{"job:jobState":{"job:jobID":…}}`.
+    const state = (JSON.parse(body) as { 'job:jobState'?: { 'job:jobID'?: unknown } })['job:jobState'];
+    const jobId = state?.['job:jobID'];
     if (typeof jobId === 'string') notified.add(jobId);
     res.writeHead(200).end('ok');
   };

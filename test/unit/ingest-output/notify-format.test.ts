@@ -15,6 +15,9 @@ const result: JobResult = {
   fileCount: 3,
   totalBytes: 1234,
   title: 'Line one\nline "two" \\ back',
+  completionDate: new Date('2026-08-06T20:50:59Z'),
+  priority: 5,
+  persistentUrl: 'http://n2t.net/ark:/99999/fk4abc',
 };
 
 /** Reads the string literals of a Turtle document back (ECHAR and UCHAR), refusing malformed ones. */
@@ -34,29 +37,42 @@ function turtleLiterals(doc: string): string[] {
 }
 
 describe('job results for callbacks', () => {
-  it('JSON: the result object itself', () => {
+  it("JSON (merritt-protocols.md §4): Merritt's JobState, job:-prefixed, as org.json writes it", () => {
     const { contentType, body } = formatJobResult(result, 'json');
-    expect(contentType).toMatch(/^application\/json/);
-    expect(JSON.parse(body)).toEqual(result);
+    expect(contentType).toBe('application/json');
+    expect(JSON.parse(body)).toEqual({
+      'job:jobState': {
+        'xmlns:job': 'http://uc3.cdlib.org/ontology/mrt/ingest/job',
+        'job:jobID': 'jid0000000007',
+        'job:completionDate': '2026-08-06T20:50:59+00:00',
+        'job:jobStatus': 'COMPLETED',
+        'job:primaryID': 'ark:/99999/fk4abc',
+        'job:localID': 'loc "1";a&b<c>',
+        'job:versionID': 2,
+        'job:objectTitle': 'Line one\nline "two" \\ back',
+        'job:queuePriority': '05',
+        'job:retainTargetURL': false,
+        'job:persistentURL': 'http://n2t.net/ark:/99999/fk4abc',
+      },
+    });
   });
 
-  it('XML: one element per field, values escaped', () => {
+  it('XML: one job:-prefixed element per field, values escaped, still sent as application/json', () => {
     const { contentType, body } = formatJobResult(result, 'xml');
-    expect(contentType).toMatch(/^application\/xml/);
-    expect(body).toContain('<job xmlns="http://merritt.cdlib.org/ingest/job">');
-    expect(body).toContain('<primaryIdentifier>ark:/99999/fk4abc</primaryIdentifier>');
-    expect(body).toContain('<localIdentifier>loc &quot;1&quot;</localIdentifier>');
-    expect(body).toContain('<localIdentifier>a&amp;b&lt;c&gt;</localIdentifier>');
-    expect(body).toContain('<fileCount>3</fileCount>');
+    expect(contentType).toBe('application/json');
+    expect(body).toContain('<job:jobState xmlns:job="http://uc3.cdlib.org/ontology/mrt/ingest/job">');
+    expect(body).toContain('<job:primaryID>ark:/99999/fk4abc</job:primaryID>');
+    expect(body).toContain('<job:localID>loc &quot;1&quot;;a&amp;b&lt;c&gt;</job:localID>');
+    expect(body).toContain('<job:versionID>2</job:versionID>');
     // Balanced: every opened element is closed, nothing unescaped leaks.
-    const opened = body.match(/<([a-zA-Z]+)[ >]/g)!.length;
-    const closed = body.match(/<\/[a-zA-Z]+>/g)!.length;
+    const opened = body.match(/<([a-zA-Z:]+)[ >]/g)!.length;
+    const closed = body.match(/<\/[a-zA-Z:]+>/g)!.length;
     expect(opened).toBe(closed);
   });
 
   it('Turtle: declared prefixes, one subject, every literal escaped and reading back', () => {
     const { contentType, body } = formatJobResult(result, 'turtle');
-    expect(contentType).toMatch(/^text\/turtle/);
+    expect(contentType).toBe('application/json');
     const prefixes = [...body.matchAll(/^@prefix (\w+): <[^>\s]+> \.$/gm)].map((m) => m[1]);
     const bare = body
       .replace(/^@prefix.*$/gm, '')

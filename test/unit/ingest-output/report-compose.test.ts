@@ -39,10 +39,13 @@ describe('the depositor report', () => {
         ['jid3', { message: 'download failed:\n404 for https://x/y' }],
       ]),
     });
-    expect(report.subject).toBe('Merritt batch bu-123 (demo_profile): 2 completed, 1 failed');
-    expect(report.text).toContain('report for batch bid0000000001');
-    expect(report.text).toContain('Batch uuid: bu-123');
-    expect(report.text).toContain('Jobs: 3 (2 completed, 1 failed, 0 deleted)');
+    expect(report.subject).toBe('Ingest: FAIL -- Submission Processed: bu-123;');
+    expect(report.text).toMatch(/^\nSubmission ID: bu-123\nJob\(s\): \n\n\t:Number of pending job\(s\): 0\n/);
+    expect(report.text).toContain(
+      '\t:Number of completed job(s): 2\n\t:Number of failed job(s): 1\n\nUser agent: jdoe\n',
+    );
+    expect(report.text).toContain('Status: Failed\nStatus Message: download failed:\n404 for https://x/y\n');
+    expect(report.text).toContain('Batch: bid0000000001\n');
     expect(report.text).toContain('Completed jobs (2):\n  jid1  ark:/99999/fk4a  local id loc1\n  jid2\n');
     expect(report.text).toContain('Failed jobs (1):\n  jid3  download failed: 404 for https://x/y\n');
   });
@@ -62,11 +65,12 @@ describe('the depositor report', () => {
         previous: undefined,
         summaries: new Map(),
       });
-      expect(subject).toMatch(
-        /^Merritt batch bu-123 \(demo_profile\)( update)?: failed, could not be expanded into jobs$/,
+      expect(subject).toBe('Ingest: FAIL -- Submission Processed: bu-123;');
+      expect(text).toContain(
+        'Status: Failed\nStatus Message: batch manifest line 3: nfo:fileSize "x" is not a size in bytes\n',
       );
       expect(text).toContain(
-        'Jobs: 0 (0 completed, 0 failed, 0 deleted)\n\nThe batch could not be expanded into jobs: batch manifest line 3: nfo:fileSize "x" is not a size in bytes\n',
+        'Deleted job(s): 0\n\nThe batch could not be expanded into jobs: batch manifest line 3: nfo:fileSize "x" is not a size in bytes\n',
       );
       expect(text).not.toContain('SMTP');
     }
@@ -91,7 +95,8 @@ describe('the depositor report', () => {
       previous,
       summaries: new Map(),
     });
-    expect(report.subject).toBe('Merritt batch bu-123 (demo_profile) update: 3 completed, 2 failed');
+    expect(report.subject).toBe('Ingest: FAIL -- Submission Processed: bu-123;');
+    expect(report.text).toContain('Batch: bid0000000001 (update report)\n');
     expect(report.text).toContain('Changes since the previous report (2026-01-01 10:00:00 +0000):');
     expect(report.text).toContain('Completed since the previous report (2):\n  jid2\n  jid3\n');
     expect(report.text).toContain('Still failing (1):\n  jid4\n');

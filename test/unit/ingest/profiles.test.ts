@@ -36,8 +36,30 @@ describe('validating a profile', () => {
     expect(validateProfile('p.yaml', 'p', full, [])).toEqual(full);
   });
 
+  it("takes Merritt's keys under their MerrittProfileKeys names", () => {
+    const merritt = {
+      collection: 'c',
+      minterUrl: 'http://127.0.0.1:9/shoulder/ark:/99999/fk4',
+      owner: 'ark:/99999/j2000000',
+      collections: ['ark:/99999/m5000000'],
+      storageNode: 7777,
+      notificationSuppression: 'partial',
+      suppressDublinCoreLocalId: true,
+    };
+    const problems: string[] = [];
+    expect(validateProfile('p.yaml', 'p', merritt, problems)).toMatchObject(merritt);
+    expect(problems).toEqual([]);
+  });
+
   it.each([
     [{}, 'p.yaml: collection: required'],
+    [{ collection: 'c', minterUrl: 'ezid' }, 'p.yaml: minterUrl: must be an http(s) URL, not "ezid"'],
+    [{ collection: 'c', collections: ['m5'] }, 'p.yaml: collections: must be a list of collection arks'],
+    [
+      { collection: 'c', notificationType: 'loud' },
+      'p.yaml: notificationType: must be one of verbose, additional',
+    ],
+    [{ collection: 'c', storageNode: '7' }, 'p.yaml: storageNode: must be an integer'],
     [{ collection: 'a/b' }, 'p.yaml: collection: required'],
     [{ collection: 'c', priority: 100 }, 'p.yaml: priority: must be an integer from 0 to 99, not 100'],
     [{ collection: 'c', priority: '5' }, 'p.yaml: priority: must be an integer'],

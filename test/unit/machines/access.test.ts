@@ -14,7 +14,7 @@ describe('access machine', () => {
     });
   });
 
-  it('a failed assembly records why; a requeue runs it again and clears the message', () => {
+  it('a failed assembly records why; a requeue puts it back to pending and clears the message', () => {
     const failed = nextAccessState(storedAccess('processing'), {
       type: 'assemble.failed',
       message: 'too large',
@@ -23,6 +23,17 @@ describe('access machine', () => {
     const requeued = nextAccessState(storedAccess('failed', { message: 'too large' }), {
       type: 'admin.requeue',
     });
-    expect(requeued).toMatchObject({ to: 'processing', context: { message: null } });
+    expect(requeued).toMatchObject({ to: 'pending', context: { message: null } });
+  });
+
+  it('an operator deletes a failed or completed request, nothing else (mrt-admin Queue Del)', () => {
+    const deletable = accessStates.filter(
+      (state) => nextAccessState(storedAccess(state), { type: 'admin.delete' }).ok,
+    );
+    expect(deletable).toEqual(['completed', 'failed']);
+    const requeueable = accessStates.filter(
+      (state) => nextAccessState(storedAccess(state), { type: 'admin.requeue' }).ok,
+    );
+    expect(requeueable).toEqual(['failed']);
   });
 });

@@ -39,6 +39,7 @@ export const jobEventSamples: Samples<JobEvent> = {
   'admin.release': [{ type: 'admin.release' }],
   'admin.requeue': [{ type: 'admin.requeue' }],
   'admin.delete': [{ type: 'admin.delete' }],
+  'admin.fail': [{ type: 'admin.fail', message: 'failed by an operator: stuck on a dead storage node' }],
 };
 
 export const batchEventSamples: Samples<BatchEvent> = {

@@ -165,6 +165,22 @@ describe('last_successful_status and retry_count (seed 003)', () => {
     expect(resumeStateAfter('estimating')).toBe('provisioning');
   });
 
+  it('an operator fails a job that is not held, failed or final (mrt-admin Fail), keeping its last success', () => {
+    const fail = { type: 'admin.fail', message: 'failed by an operator: storage node gone' } as const;
+    const failable = jobStates.filter((state) => nextJobState(storedJob(state), fail).ok);
+    expect(failable).toEqual(
+      jobStates.filter((s) => !['held', 'completed', 'failed', 'deleted'].includes(s)),
+    );
+    const stored = storedJob('storing', { lastSuccessfulStatus: 'processing', retryCount: 1 });
+    expect(nextJobState(stored, fail)).toMatchObject({
+      ok: true,
+      to: 'failed',
+      context: { lastSuccessfulStatus: 'processing', retryCount: 1, message: fail.message },
+    });
+    // A requeue then resumes at the step it was failed in.
+    expect(resumeStateAfter('processing')).toBe('storing');
+  });
+
   it('the context stays JSON after every transition', () => {
     for (const status of jobStates) {
       for (const event of allJobEvents) {

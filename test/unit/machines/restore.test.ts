@@ -165,7 +165,7 @@ describe('a batch restored at any state is driven to completed or failed from th
 
 const accessNudges: Partial<Record<AccessState, string[]>> = {
   pending: ['access.acquired'],
-  failed: ['admin.requeue'],
+  failed: ['admin.requeue', 'access.acquired'],
 };
 
 async function driveAccess(status: AccessState, fail: boolean): Promise<string> {
@@ -186,8 +186,16 @@ describe('an access request restored at any state is driven to completed or fail
   it.each(drivableAccess)('restored at %s, with a failing assembly it ends failed', async (status) => {
     expect(await driveAccess(status, true)).toBe('failed');
   });
-  it.each(['completed', 'deleted'] as const)('restored at %s, it is final', (status) => {
-    const { machine, input } = restoreAccess(storedAccess(status));
+  it('restored at deleted, it is final', () => {
+    const { machine, input } = restoreAccess(storedAccess('deleted'));
     expect(createActor(machine, { input }).start().getSnapshot().status).toBe('done');
+  });
+  it('restored at completed, it runs nothing and only an operator delete moves it', () => {
+    const { machine, input } = restoreAccess(storedAccess('completed'));
+    const actor = createActor(machine, { input }).start();
+    expect(actor.getSnapshot().status).toBe('active');
+    expect(actor.getSnapshot().children).toEqual({});
+    actor.send({ type: 'admin.delete' });
+    expect(actor.getSnapshot().value).toBe('deleted');
   });
 });

@@ -229,8 +229,18 @@ const documentedAccessEdges: Documented[] = [
   { from: 'pending', to: 'processing', cites: [design('pending→processing→completed|failed')] },
   { from: 'processing', to: 'completed', cites: [design('pending→processing→completed|failed')] },
   { from: 'processing', to: 'failed', cites: [design('pending→processing→completed|failed')] },
-  { from: 'failed', to: 'processing', cites: [design('failed→processing|deleted')] },
+  {
+    from: 'failed',
+    to: 'pending',
+    cites: [mrtzk('access Requeue (`Failed` or legacy `Consumed`) … sets `Pending`')],
+  },
   { from: 'failed', to: 'deleted', cites: [design('failed→processing|deleted')] },
+  { from: 'completed', to: 'deleted', cites: [mrtzk('Queue Del (`Failed` or `Completed`) … or `Deleted`')] },
+];
+
+// states.yml's Failed → Processing: no Merritt code writes it; mrt-admin requeues to Pending.
+const overruledAccessEdges = [
+  { from: 'failed', to: 'processing', cite: design('failed→processing|deleted') },
 ];
 
 const pair = (from: string | null, to: string) => `${from ?? '(none)'} → ${to}`;
@@ -253,6 +263,8 @@ describe('the tables and the seeds agree', () => {
     for (const { from, to } of overruledJobEdges) expect(tablePairs(jobTable)).not.toContain(pair(from, to));
     for (const { from, to } of overruledBatchEdges)
       expect(tablePairs(batchTable)).not.toContain(pair(from, to));
+    for (const { from, to } of overruledAccessEdges)
+      expect(tablePairs(accessTable)).not.toContain(pair(from, to));
   });
   it('every documented edge cites a source in words', () => {
     for (const edge of [...documentedJobEdges, ...documentedBatchEdges, ...documentedAccessEdges]) {

@@ -19,15 +19,15 @@ describe('the actions an operator is offered: those the lifecycle machines accep
   it('offers each job state exactly the admin events the job machine accepts there', () => {
     const offered = Object.fromEntries(jobStates.map((state) => [state, allowedJobActions(job(state))]));
     expect(offered).toEqual({
-      pending: ['hold'],
+      pending: ['hold', 'fail'],
       held: ['release', 'delete'],
-      estimating: [],
-      provisioning: [],
-      downloading: [],
-      processing: [],
-      storing: [],
-      recording: [],
-      notify: [],
+      estimating: ['fail'],
+      provisioning: ['fail'],
+      downloading: ['fail'],
+      processing: ['fail'],
+      storing: ['fail'],
+      recording: ['fail'],
+      notify: ['fail'],
       completed: [],
       failed: ['requeue', 'delete'],
       deleted: [],

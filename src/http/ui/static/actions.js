@@ -39,6 +39,11 @@ const ACTIONS = {
       confirm: (id) => `Requeue ${id}? It runs again from the step after its last success.`,
     },
     delete: { label: 'Delete job', confirm: (id) => `Delete ${id}? This cannot be undone.` },
+    fail: {
+      label: 'Fail job',
+      confirm: (id) =>
+        `Fail ${id}? Its lock is broken (a running step cannot commit) and its storage and inventory locks are released.`,
+    },
   },
   batch: {
     hold: { label: 'Hold batch' },
@@ -49,9 +54,20 @@ const ACTIONS = {
       confirm: (id) => `Delete ${id} with all its jobs? This cannot be undone.`,
     },
   },
+  access: {
+    requeue: {
+      label: 'Requeue request',
+      confirm: (id) => `Requeue ${id}? It goes back to pending and is assembled again.`,
+    },
+    delete: { label: 'Delete request', confirm: (id) => `Delete ${id}? Cleanup then removes it.` },
+  },
 };
 
-const PATHS = { job: (id) => `/jobs/${id}`, batch: (id) => `/batches/${id}` };
+const PATHS = {
+  job: (id) => `/jobs/${id}`,
+  batch: (id) => `/batches/${id}`,
+  access: (id) => `/access/${id}`,
+};
 
 /** Runs one action: confirm when destructive, POST with the token, then tell the outcome. */
 export async function runAction({ path, label, confirm, done }) {
@@ -67,13 +83,15 @@ export async function runAction({ path, label, confirm, done }) {
 
 /**
  * A button for each action the API says the lifecycle allows now (`allowedActions`), none for
- * the others; `done` runs after a successful action (a refresh).
+ * the others; `done` runs after a successful action (a refresh). In a list, each bar's element
+ * ids carry the item (`actions-small-qid…`, `action-small-qid…-requeue`).
  */
 export function actionBar(kind, id, state, allowed, done) {
+  const scope = kind === 'access' ? `-${id.replace('/', '-')}` : '';
   if (allowed.length === 0)
     return h(
       'p',
-      { class: 'actions none', id: 'actions' },
+      { class: 'actions none', id: `actions${scope}` },
       `No operator action: the ${kind} lifecycle allows none while ${state}.`,
     );
   const buttons = allowed.map((name) => {
@@ -82,7 +100,7 @@ export function actionBar(kind, id, state, allowed, done) {
       'button',
       {
         type: 'button',
-        id: `action-${name}`,
+        id: scope ? `action${scope}-${name}` : `action-${name}`,
         class: action.confirm ? 'danger' : undefined,
         on: {
           click: () =>
@@ -99,7 +117,7 @@ export function actionBar(kind, id, state, allowed, done) {
   });
   return h(
     'div',
-    { class: 'actions', id: 'actions', role: 'group', 'aria-label': `Actions on ${kind} ${id}` },
+    { class: 'actions', id: `actions${scope}`, role: 'group', 'aria-label': `Actions on ${kind} ${id}` },
     buttons,
   );
 }

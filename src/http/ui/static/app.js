@@ -3,6 +3,7 @@ import { clearNotice } from './actions.js';
 import { h } from './dom.js';
 import { keepCurrent } from './live.js';
 import { clearToken, getToken, onTokenChange, setToken } from './token.js';
+import { renderAccess } from './view-access.js';
 import { renderBatch } from './view-batch.js';
 import { renderBatches } from './view-batches.js';
 import { renderJob } from './view-job.js';
@@ -18,6 +19,7 @@ const ROUTES = [
   { pattern: /^\/batches\/([^/]+)$/, nav: 'batches', render: renderBatch },
   { pattern: /^\/jobs$/, nav: 'jobs', render: renderJobs },
   { pattern: /^\/jobs\/([^/]+)$/, nav: 'jobs', render: renderJob },
+  { pattern: /^\/access$/, nav: 'access', render: renderAccess },
 ];
 
 let current;
