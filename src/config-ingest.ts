@@ -6,6 +6,7 @@ import type {
   ServiceEndpoint,
 } from './steps/ingest/contracts.js';
 import { DEFAULT_MAIL_SETTINGS, parseAdminList, type MailSettings } from './steps/ingest/mail-merritt.js';
+import { DEFAULT_LOCK_WAIT_MS } from './steps/ingest/output-lock.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -146,6 +147,8 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
     maxUsedFraction: p.fraction(env, 'MRTQ_MAX_USED_FRACTION', 0.7),
     ...(env.MRTQ_MAX_OBJECT_BYTES ? { maxObjectBytes: p.int(env, 'MRTQ_MAX_OBJECT_BYTES', 0, 1) } : {}),
     spaceWaitLimitMs: p.int(env, 'MRTQ_SPACE_WAIT_LIMIT_MS', DAY_MS, 1),
+    storageLockWaitMs: p.int(env, 'MRTQ_STORAGE_LOCK_WAIT_MS', DEFAULT_LOCK_WAIT_MS.storage),
+    inventoryLockWaitMs: p.int(env, 'MRTQ_INVENTORY_LOCK_WAIT_MS', DEFAULT_LOCK_WAIT_MS.inventory),
     largeJobBytes: p.int(env, 'MRTQ_LARGE_JOB_BYTES', GiB, 1),
     largeJobPriority: p.int(env, 'MRTQ_LARGE_JOB_PRIORITY', 10),
     profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? resolve(import.meta.dirname, '..', 'profiles')),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { DeploymentStates } from '../machines/deployment.js';
 import type { Config } from './config.js';
 import type { Engine } from './engine/engine.js';
 import type { QueueContext } from './queue/context.js';
@@ -45,7 +46,15 @@ export function startUpRetry(
  * Each step is safe to run again after an unknown outcome.
  */
 export async function startUp(
-  parts: { zk: ZkClient; zkOptions: ZkOptions; queue: QueueContext; engine: Engine; httpUrl?: string },
+  parts: {
+    zk: ZkClient;
+    zkOptions: ZkOptions;
+    queue: QueueContext;
+    engine: Engine;
+    httpUrl?: string;
+    /** MRTQ_DEPLOYMENT and the states it leaves to Merritt, announced for `GET /engines`. */
+    deployment?: Pick<DeploymentStates, 'deployment' | 'leftToMerritt'>;
+  },
   retry: Omit<RetryOptions, 'step'>,
   closing: Closing,
 ): Promise<EngineRegistration> {
@@ -79,6 +88,12 @@ export async function startUp(
     batchWork: [...engine.served.batchWork],
     startedAt: new Date().toISOString(),
     ...(parts.httpUrl ? { httpUrl: parts.httpUrl } : {}),
+    ...(parts.deployment
+      ? {
+          deployment: parts.deployment.deployment,
+          leftToMerritt: parts.deployment.leftToMerritt.map(({ state, service }) => ({ state, service })),
+        }
+      : {}),
   };
   // One id for every attempt: a create whose answer was lost is found as ours, not left behind.
   const id = engineId(announcement.host, announcement.pid);

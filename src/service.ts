@@ -84,7 +84,7 @@ async function createSteps(
   if (options.steps !== 'simulated') return createIngestSteps(config.ingest, queue);
   return {
     ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
-    profiles: await loadProfiles(config.ingest.profilesDir),
+    profiles: await loadProfiles(config.ingest.profilesDir, { log: queue.log }),
   };
 }
 
@@ -125,16 +125,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       commits: new GroupCommit(zk),
     };
     const deployment = servedStates(config, options, queue.lifecycle);
-    log.info(
-      {
-        deployment: deployment.deployment,
-        jobStates: deployment.served,
-        leftToMerritt: deployment.leftToMerritt,
-      },
-      deployment.deployment === 'merritt'
-        ? "Merritt deployment: states left to Merritt's services"
-        : 'standalone deployment: every state served here',
-    );
+    logDeployment(log, deployment);
     const steps = await createSteps(config, options, queue);
     if (steps.close) closing.add(steps.close);
     const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
@@ -161,7 +152,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
     });
     if (api) closing.add(() => api.close());
     const registration = await startUp(
-      { zk, zkOptions, queue, engine, httpUrl: api?.url },
+      { zk, zkOptions, queue, engine, httpUrl: api?.url, deployment },
       startUpRetry(config, options, log),
       closing,
     );
@@ -268,6 +259,21 @@ export function servedStates(
     );
   }
   return states;
+}
+
+/** The start-up line saying what runs where: the deployment, the states served, those left to Merritt. */
+function logDeployment(log: Logger, deployment: DeploymentStates): void {
+  const left = deployment.leftToMerritt.map(({ state, service }) => `${state} (${service})`).join(', ');
+  log.info(
+    {
+      deployment: deployment.deployment,
+      jobStates: deployment.served,
+      leftToMerritt: deployment.leftToMerritt,
+    },
+    deployment.deployment === 'merritt'
+      ? `Merritt deployment: states left to Merritt's services: ${left}`
+      : 'standalone deployment: every state served here',
+  );
 }
 
 /** Uploaded manifests go under the first `file://` root, where the ingest steps may read them. */

@@ -2,6 +2,7 @@ import { interval, type Subscription } from 'rxjs';
 import type { AccessQueue } from '../../machines/index.js';
 import { acquireAccess, type AcquiredAccess } from '../queue/access.js';
 import { runAccessRequest } from './access-work.js';
+import { AccessStatusWatch } from './access-status-watch.js';
 import type { AccessSteps } from '../steps/contracts.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
 import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
@@ -73,6 +74,8 @@ const DEFAULT_LIMIT = 4;
 export class Engine {
   private readonly consumers = new Map<string, Consumer<AcquiredJob> | Consumer<AcquiredBatch>>();
   private readonly accessConsumers = new Map<AccessQueue, Consumer<AcquiredAccess>>();
+  /** Each access queue's unfinished requests, their status watched (a requeue changes nothing else). */
+  private readonly accessWatches = new Map<AccessQueue, AccessStatusWatch>();
   private readonly subscriptions: Subscription[] = [];
   private holds: ReadonlySet<string> = new Set();
   private stallGuard: StallGuard | undefined;
@@ -174,6 +177,7 @@ export class Engine {
   /** Stops acquiring, lets in-flight steps finish up to `graceMs`, aborts the rest (their locks are released). */
   async stop(graceMs = 10_000): Promise<void> {
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
+    for (const watch of this.accessWatches.values()) watch.stop();
     this.stallGuard?.stop();
     this.incompleteJobs.stop();
     await Promise.all(this.allConsumers().map((c) => c.stop(graceMs)));
@@ -239,18 +243,31 @@ export class Engine {
           },
         }),
       idOf: (acquired) => acquired.request.accessId,
-      work: (acquired, signal) => {
-        this.problems.clear(acquired.request.accessId);
-        return runAccessRequest(deps, steps, acquired, signal);
+      work: async (acquired, signal) => {
+        const qid = acquired.request.accessId;
+        this.problems.clear(qid);
+        this.accessWatches.get(queue)?.taking(qid);
+        try {
+          await runAccessRequest(deps, steps, acquired, signal);
+        } finally {
+          this.accessWatches.get(queue)?.settled(qid);
+        }
       },
       locks: this.lockedElsewhere((qid) => `${accessQueuePath(queue)}/${qid}/lock`),
       unusable: this.unusable((qid) => `${accessQueuePath(queue)}/${qid}`),
     });
     this.accessConsumers.set(queue, consumer);
+    const watch = new AccessStatusWatch(
+      deps.queue.zk,
+      queue,
+      () => consumer.offer(watch.candidates()),
+      deps.log,
+    );
+    this.accessWatches.set(queue, watch);
     const lockName = queue === 'small' ? 'accessSmall' : 'accessLarge';
     this.subscriptions.push(
       children$(deps.queue.zk, accessQueuePath(queue)).subscribe((names) =>
-        consumer.offer([...names].sort()),
+        consumer.offer(watch.follow(names)),
       ),
       queuePaused$(deps.queue.zk, lockName).subscribe((paused) => consumer.setPaused(paused)),
     );
@@ -270,6 +287,11 @@ export class Engine {
           },
           onInvalid: (bid, error) => {
             this.problems.report({ batchId: bid }, bid, error, `batch ${bid}`);
+            onUnusable(bid);
+          },
+          // Read again only when one of its nodes changes (Merritt's ingest takes it, or it is mended).
+          onLeft: (bid, reason) => {
+            this.problems.left({ batchId: bid }, bid, reason, `pending batch ${bid}`);
             onUnusable(bid);
           },
         }),
@@ -392,10 +414,13 @@ export class Engine {
         consumer?.offer(sortRefs(await zk.getChildren(jobStateFolder(state)))),
       );
     }
-    for (const [queue, consumer] of this.accessConsumers)
-      await read({ queue }, async () =>
-        consumer.offer((await zk.getChildren(accessQueuePath(queue))).sort()),
-      );
+    for (const [queue, consumer] of this.accessConsumers) {
+      const watch = this.accessWatches.get(queue);
+      await read({ queue }, async () => {
+        const names = await zk.getChildren(accessQueuePath(queue));
+        consumer.offer(watch ? watch.follow(names) : names.sort());
+      });
+    }
     if (this.served.batchWork.length > 0) {
       await read({ folder: 'batches' }, async () => {
         for (const [work, bids] of await batchWorkNow(zk))

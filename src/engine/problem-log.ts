@@ -44,6 +44,16 @@ export class ProblemLog {
       );
   }
 
+  /**
+   * An item this engine leaves for another service (a pending batch Merritt's ingest wrote, see
+   * src/queue/batch-expandable.ts): nothing is wrong, so one info line per item and reason.
+   */
+  left(fields: Record<string, unknown>, id: string, reason: string, what: string): void {
+    if (this.seen.get(id)?.message === reason) return;
+    this.remember(id, { message: reason, since: this.now(), reported: true });
+    this.log.info({ ...fields, reason }, `${what} left for the service that can take it`);
+  }
+
   /** The item was used (or is gone): a later problem with it is news again. */
   clear(id: string): void {
     this.seen.delete(id);

@@ -124,7 +124,9 @@ export function dashboardRoutes(ctx: ApiContext): RouteSpec[] {
       method: 'GET',
       url: '/engines',
       tag: 'dashboard',
-      summary: 'The engine processes registered now (/engines): host, pid, version, what each serves',
+      summary:
+        'The engine processes registered now (/engines): host, pid, version, what each serves, ' +
+        "its deployment and the states it leaves to Merritt's services",
       schema: { response: { 200: engineList } },
       handler: async () => ({ items: await listEngines(ctx.queue) }),
     },

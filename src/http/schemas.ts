@@ -243,6 +243,12 @@ const engineInfo: JsonSchema = {
     ...{ states: stringList, batchWork: stringList, startedAt: { type: 'string' } },
     httpUrl: { type: 'string' },
     sessionId: { type: 'string', description: 'hex, as the ephemeralOwner of a lock node' },
+    deployment: { type: 'string', description: 'standalone, or merritt (MRTQ_DEPLOYMENT)' },
+    leftToMerritt: {
+      type: 'array',
+      description: "job states its deployment leaves to Merritt's services",
+      items: { type: 'object', properties: { state: { type: 'string' }, service: { type: 'string' } } },
+    },
   },
 };
 

@@ -13,7 +13,7 @@ import { loadJob, type JobRecord } from './job-load.js';
 import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
 import { releaseEventually, type HeldLock } from './locks.js';
 import { deleteIfPresent } from './doctor-orphans.js';
-import { inventoryLockPath, jobPath, jobRef, jobStateFolder, sanitizeId, storageLockPath } from './paths.js';
+import { inventoryLockPath, jobPath, jobRef, jobStateFolder, storageLockPath } from './paths.js';
 
 async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
   const lock = await takeLockForAdmin(ctx, jobPath(jid), options);
@@ -165,15 +165,6 @@ export interface FailedJob {
 }
 
 /**
- * Where Merritt keeps an object lock for `ark`: mrt-zk writes `ark.replaceAll(":?/", "_")`
- * (`ark:/13030/x` → `ark_13030_x`); this engine's own name (paths.ts) and the issue's reading
- * (`:`, `?`, `/` each → `_`) are removed too when they differ, so no lock of either kind stays.
- */
-function objectLockNames(ark: string): string[] {
-  return [...new Set([ark.replace(/:?\//g, '_'), sanitizeId(ark), ark.replace(/[:?/]/g, '_')])];
-}
-
-/**
  * mrt-admin's Fail: a job that is not held, failed or final becomes failed with the reason as its
  * message, whoever holds its lock (the lock is broken, as mrt-admin removes `/jobs/JID/lock`; a
  * worker still running its step then cannot commit). Its last success is kept, so a requeue
@@ -197,10 +188,12 @@ export async function failJob(ctx: QueueContext, jid: string, options: FailOptio
   const releasedLocks: string[] = [];
   const ark = job.identifiers?.primary_id;
   if (ark) {
-    for (const name of objectLockNames(ark)) {
-      for (const path of [storageLockPath(name), inventoryLockPath(name)])
-        if (await deleteIfPresent(ctx, path)) releasedLocks.push(path);
-    }
+    // One spelling: this engine names object locks as Merritt does (paths.ts). Its earlier
+    // spelling (`ark__13030_x`) was only ever an ephemeral node of an engine of that version,
+    // released when its step ends or its session does and in no one else's way meanwhile, so
+    // no upgrade leaves one behind for this to remove.
+    for (const path of [storageLockPath(ark), inventoryLockPath(ark)])
+      if (await deleteIfPresent(ctx, path)) releasedLocks.push(path);
   }
   ctx.log.info({ jobId: jid, from: acquired.job.status, releasedLocks }, 'job failed by operator');
   return { job, releasedLocks };

@@ -93,7 +93,11 @@ async function noteReason(ctx: QueueContext, bid: string, reason: string): Promi
     const status = decodeJsonObject(path, data);
     if (status.message === reason || String(status.status).toLowerCase() !== 'pending') return;
     await ctx.zk.setData(path, encodeJson({ ...status, message: reason }), stat.version);
-    ctx.log.info({ batchId: bid, reason }, 'pending batch left for the service that can expand it');
+    // The caller's onLeft logs it (the engine: one info line per batch and process).
+    ctx.log.debug(
+      { batchId: bid, reason },
+      'pending batch left for the service that can expand it: reason written',
+    );
   } catch (err) {
     if (!isZkError(err, 'BAD_VERSION') && !isZkError(err, 'NO_NODE') && !isQueueError(err)) throw err;
   }

@@ -2,6 +2,7 @@ import type { StoredBatch } from '../../machines/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { batchChild, batchPath } from './paths.js';
+import { readSubmission } from './merritt-ingest-keys.js';
 import type { Submission } from './records.js';
 import { decodeBatchStatus, decodeJsonObject, type BatchExpansion } from './wire.js';
 
@@ -53,7 +54,8 @@ export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRe
     jobCount: stored.jobCount ?? 0,
     completedJobs: 0,
     failedJobs: 0,
-    submission: decodeJsonObject(batchChild(bid, 'submission'), submission.data) as Submission,
+    // Merritt's ingest writes its own key names (`profile`…): read under this engine's too.
+    submission: readSubmission(decodeJsonObject(batchChild(bid, 'submission'), submission.data)),
     hasStates: states !== undefined,
     expansion: stored.expansion,
     // An expansion that started and never finished, in a batch that has left processing: it failed.

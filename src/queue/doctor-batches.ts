@@ -1,11 +1,13 @@
 import { batchWireNames, parseBatchState, type BatchState } from '../../machines/index.js';
 import { decodeObject, isOrphanBatch } from './doctor-index.js';
+import { unexpandableReason } from './batch-expandable.js';
 import {
   minutes,
   olderThanGrace,
   problem,
   type CheckSettings,
   type DoctorCode,
+  type DoctorNote,
   type DoctorProblem,
 } from './doctor-problems.js';
 import type { BatchScan, QueueScan } from './doctor-scan.js';
@@ -212,4 +214,31 @@ export function checkUuids(scan: QueueScan): DoctorProblem[] {
     }
     return [];
   });
+}
+
+/**
+ * Pending batches the engine leaves for Merritt's ingest (src/queue/batch-expandable.ts): not a
+ * problem, told with the reason, so an operator who finds a batch pending for long knows whose it is.
+ */
+export function batchNotes(scan: QueueScan): DoctorNote[] {
+  const notes: DoctorNote[] = [];
+  for (const { bid, status, submission } of scan.batches.values()) {
+    if (!status || !submission) continue;
+    const decoded = decodeObject(batchChild(bid, 'status'), status);
+    const state =
+      decoded.ok && typeof decoded.value.status === 'string'
+        ? parseBatchState(decoded.value.status)
+        : undefined;
+    if (state !== 'pending') continue;
+    const read = decodeObject(batchChild(bid, 'submission'), submission);
+    const reason = read.ok ? unexpandableReason(read.value) : undefined;
+    if (reason !== undefined)
+      notes.push({
+        code: 'BATCH_LEFT_PENDING',
+        item: bid,
+        path: batchPath(bid),
+        message: `batch ${bid} is ${reason}`,
+      });
+  }
+  return notes;
 }

@@ -69,6 +69,22 @@ export interface DoctorProblem {
   message: string;
 }
 
+/**
+ * What `doctor` tells without counting it as a problem (the exit code stays 0): a state of the
+ * tree that is as it should be but that an operator may wonder about.
+ */
+export type DoctorNoteCode =
+  /** A pending batch this engine leaves for Merritt's ingest (its payload is on ingest's disk). */
+  'BATCH_LEFT_PENDING';
+
+/** One note of `doctor`: same fields as a problem, never a reason to fail. */
+export interface DoctorNote {
+  code: DoctorNoteCode;
+  item: string;
+  path: string;
+  message: string;
+}
+
 /** Builds a problem (argument order as the fields are read: code, item, node, message). */
 export function problem(code: DoctorCode, item: string, path: string, message: string): DoctorProblem {
   return { code, item, path, message };

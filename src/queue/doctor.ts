@@ -1,13 +1,13 @@
 import type { QueueContext } from './context.js';
-import { checkBatches, checkUuids } from './doctor-batches.js';
+import { batchNotes, checkBatches, checkUuids } from './doctor-batches.js';
 import { indexRefs } from './doctor-index.js';
 import { checkJobs } from './doctor-jobs.js';
 import { checkLocks, normaliseSessionId } from './doctor-locks.js';
-import type { CheckSettings, DoctorProblem } from './doctor-problems.js';
+import type { CheckSettings, DoctorNote, DoctorProblem } from './doctor-problems.js';
 import { checkRefs } from './doctor-refs.js';
 import { scanQueue, type QueueScan } from './doctor-scan.js';
 
-export type { DoctorCode, DoctorProblem } from './doctor-problems.js';
+export type { DoctorCode, DoctorNote, DoctorNoteCode, DoctorProblem } from './doctor-problems.js';
 
 /** Default age after which an id node without data counts as an orphan (not a creation in progress). */
 export const DEFAULT_ORPHAN_GRACE_MS = 10 * 60_000;
@@ -30,10 +30,12 @@ export interface DoctorOptions {
   confirm?: boolean;
 }
 
-/** What `doctor` found: `ok` when there are no problems. */
+/** What `doctor` found: `ok` when there are no problems (notes do not count). */
 export interface DoctorReport {
   ok: boolean;
   problems: DoctorProblem[];
+  /** What is as it should be but worth telling (a batch left pending for Merritt's ingest). */
+  notes: DoctorNote[];
   checked: { jobs: number; batches: number; refs: number };
 }
 
@@ -76,15 +78,17 @@ function settingsOf(ctx: QueueContext, options: DoctorOptions): CheckSettings {
  */
 export async function doctor(ctx: QueueContext, options: DoctorOptions = {}): Promise<DoctorReport> {
   const started = Date.now();
-  const scan = await scanQueue(ctx, options.concurrency);
+  let scan = await scanQueue(ctx, options.concurrency);
   let problems = checkQueue(scan, settingsOf(ctx, options));
   if (problems.length > 0 && (options.confirm ?? true)) {
     const first = new Set(problems.map(keyOf));
-    const again = checkQueue(await scanQueue(ctx, options.concurrency), settingsOf(ctx, options));
-    problems = again.filter((p) => first.has(keyOf(p)));
+    scan = await scanQueue(ctx, options.concurrency);
+    problems = checkQueue(scan, settingsOf(ctx, options)).filter((p) => first.has(keyOf(p)));
   }
   problems.sort(byPath);
   const checked = { jobs: scan.jobs.size, batches: scan.batches.size, refs: indexRefs(scan).count };
-  ctx.log.info({ ...checked, problems: problems.length, ms: Date.now() - started }, 'doctor finished');
-  return { ok: problems.length === 0, problems, checked };
+  const notes = batchNotes(scan);
+  const summary = { ...checked, problems: problems.length, notes: notes.length, ms: Date.now() - started };
+  ctx.log.info(summary, 'doctor finished');
+  return { ok: problems.length === 0, problems, notes, checked };
 }

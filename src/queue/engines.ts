@@ -25,6 +25,10 @@ export interface EngineInfo {
   states: string[];
   /** Batch work it does (expand, report, update-report). */
   batchWork: string[];
+  /** `standalone` or `merritt` (MRTQ_DEPLOYMENT); absent from a node written by an older engine. */
+  deployment?: string;
+  /** The job states its deployment leaves to Merritt's services, with the service (machines/deployment.ts). */
+  leftToMerritt?: { state: string; service: string }[];
   /** ISO time the process started its engine. */
   startedAt: string;
   /** Base URL of its HTTP API, when it serves one. */
@@ -132,7 +136,19 @@ function asEngine(id: string, data: Record<string, unknown>, owner: string): Eng
     sessionId: owner !== '0' ? owner : text('sessionId'),
   };
   const httpUrl = text('httpUrl');
-  return httpUrl ? { ...info, httpUrl } : info;
+  const deployment = text('deployment');
+  const left = Array.isArray(data.leftToMerritt) ? data.leftToMerritt.flatMap(leftEntry) : [];
+  return {
+    ...info,
+    ...(httpUrl ? { httpUrl } : {}),
+    ...(deployment ? { deployment, leftToMerritt: left } : {}),
+  };
+}
+
+function leftEntry(entry: unknown): { state: string; service: string }[] {
+  if (typeof entry !== 'object' || entry === null) return [];
+  const { state, service } = entry as Record<string, unknown>;
+  return typeof state === 'string' && typeof service === 'string' ? [{ state, service }] : [];
 }
 
 /** The engine processes registered now, by id. A node that vanishes while read is left out. */

@@ -3,6 +3,7 @@ import type { NodeData } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import { clampPriority, jobChild, jobPath, type JobKey } from './paths.js';
+import { readJobConfiguration } from './merritt-ingest-keys.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata, JobStore } from './records.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
 
@@ -101,10 +102,10 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     priority: clampPriority(written),
     ...(written !== clampPriority(written) ? { priorityWritten: written } : {}),
     spaceNeeded: decodeInteger(jobChild(jid, 'space_needed'), spaceNeeded?.data, 0),
-    configuration: decodeJsonObject(
-      jobChild(jid, 'configuration'),
-      required(jid, 'configuration', configuration).data,
-    ) as JobConfiguration,
+    // Merritt's ingest writes its own key names (`profile`…): read under this engine's too.
+    configuration: readJobConfiguration(
+      decodeJsonObject(jobChild(jid, 'configuration'), required(jid, 'configuration', configuration).data),
+    ),
     identifiers: optionalJson<JobIdentifiers>(jid, 'identifiers', identifiers),
     metadata: optionalJson<JobMetadata>(jid, 'metadata', metadata),
     store: optionalJson<JobStore>(jid, 'store', store),

@@ -6,6 +6,7 @@ import type { QueueContext } from './context.js';
 import { createLimit } from './doctor-reader.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
+import { readJobConfiguration } from './merritt-ingest-keys.js';
 import { lockOwner } from './locks.js';
 import {
   BATCHES,
@@ -214,7 +215,7 @@ async function jobCandidates(ctx: QueueContext, filter: JobFilter): Promise<stri
 async function collectionOf(ctx: QueueContext, jid: string): Promise<unknown> {
   const path = jobChild(jid, 'configuration');
   try {
-    return decodeJsonObject(path, (await ctx.zk.getData(path)).data).collection;
+    return readJobConfiguration(decodeJsonObject(path, (await ctx.zk.getData(path)).data)).collection;
   } catch (err) {
     if (isQueueError(err) || isZkError(err, 'NO_NODE')) return undefined;
     throw err;

@@ -21,9 +21,16 @@ const NO_SESSION = '0';
  * next session and be made by it, so the lock would be named after none, could never commit
  * and would never be released (the item stuck for that session's lifetime).
  */
-export async function tryLock(ctx: QueueContext, itemPath: string): Promise<LockAttempt> {
+export function tryLock(ctx: QueueContext, itemPath: string): Promise<LockAttempt> {
+  return createLockNode(ctx, `${itemPath}/lock`);
+}
+
+/**
+ * Creates the ephemeral lock node `path` (an item's `lock`, or one under `/locks`), as
+ * {@link tryLock} describes: `gone` when its parent does not exist.
+ */
+export async function createLockNode(ctx: QueueContext, path: string): Promise<LockAttempt> {
   const sessionId = ctx.zk.sessionId;
-  const path = `${itemPath}/lock`;
   if (sessionId === NO_SESSION) {
     throw new ZkError('CONNECTION_LOSS', {
       operation: 'create',

@@ -3,6 +3,8 @@
  * Every path the queue touches is built here.
  */
 
+import { QueueError } from './errors.js';
+
 export const BATCHES = '/batches';
 export const BATCH_UUIDS = '/batch-uuids';
 export const JOBS = '/jobs';
@@ -10,6 +12,9 @@ export const JOB_STATES = '/jobs/states';
 export const LOCKS = '/locks';
 export const QUEUE_LOCKS = '/locks/queue';
 export const COLLECTION_LOCKS = '/locks/collections';
+export const STORAGE_LOCKS = '/locks/storage';
+export const INVENTORY_LOCKS = '/locks/inventory';
+export const LOCAL_ID_LOCKS = '/locks/localid';
 export const ACCESS = '/access';
 
 export const BATCH_PREFIX = 'bid';
@@ -50,10 +55,62 @@ export const accessQueuePath = (queue: string): string => `${ACCESS}/${queue}`;
 export const accessPath = (queue: string, qid: string): string => `${ACCESS}/${queue}/${qid}`;
 
 export const queueLockPath = (queue: QueueName): string => `${QUEUE_LOCKS}/${queue}`;
-export const collectionLockPath = (mnemonic: string): string => `${COLLECTION_LOCKS}/${sanitizeId(mnemonic)}`;
-export const storageLockPath = (ark: string): string => `${LOCKS}/storage/${sanitizeId(ark)}`;
-export const inventoryLockPath = (ark: string): string => `${LOCKS}/inventory/${sanitizeId(ark)}`;
-export const localIdLockPath = (localId: string): string => `${LOCKS}/localid/${sanitizeId(localId)}`;
+
+/*
+ * Lock names, byte for byte as Merritt's mrt-zk makes them (merritt-protocols.md §8, "Locks";
+ * `MerrittLocks.java`, `merritt_zk_locks.rb`), so this engine, Merritt's services and its admin
+ * tool see one another's locks. One function per naming rule.
+ */
+
+/**
+ * The name of an object lock (`/locks/storage/…`, `/locks/inventory/…`) for an ark: mrt-zk's
+ * `ark.replaceAll(":?/", "_")`, a regular expression: each `/`, together with one `:` just before
+ * it, becomes one `_` (`ark:/13030/m5abc` → `ark_13030_m5abc`, `a::/b` → `a:_b`); a `:` before
+ * anything else stays.
+ */
+export function objectLockName(ark: string): string {
+  return ark.replace(/:?\//g, '_');
+}
+
+/**
+ * The name of a local-id lock as Merritt's ingest makes it (merritt-protocols.md §3,
+ * `ProcessManager.getLocalIDLock`): `localid + "_" + owner`, then the object-lock rule
+ * (`loc-1` owned by `ark:/13030/j2owner` → `loc-1_ark_13030_j2owner`). No owner reads as the empty
+ * string, as Java's concatenation of an empty owner.
+ */
+export function localIdLockName(localId: string, owner: string | undefined): string {
+  return objectLockName(`${localId}_${owner ?? ''}`);
+}
+
+/**
+ * The name of a collection hold: the mnemonic itself, unchanged (mrt-zk joins it to the folder
+ * as it is: `Paths.get("/locks/collections", mnemonic)`, Ruby `"#{LOCKS_COLLECTION}/#{mnemonic}"`),
+ * and the engine compares the folder's child names with profiles' mnemonics. A mnemonic that is
+ * not one node name (empty, `.`, `..`, or with a `/`, which Merritt would turn into a nested
+ * node no consumer checks) is refused with BAD_REQUEST.
+ */
+export function collectionLockName(mnemonic: string): string {
+  if (mnemonic === '' || mnemonic === '.' || mnemonic === '..' || mnemonic.includes('/')) {
+    throw new QueueError(
+      'BAD_REQUEST',
+      `"${mnemonic}" is not a collection mnemonic: a hold is one node under ${COLLECTION_LOCKS}, so its name ` +
+        'must be non-empty, not "." or "..", and without "/"',
+      mnemonic,
+    );
+  }
+  return mnemonic;
+}
+
+/** `/locks/collections/<mnemonic>`. */
+export const collectionLockPath = (mnemonic: string): string =>
+  `${COLLECTION_LOCKS}/${collectionLockName(mnemonic)}`;
+/** `/locks/storage/<ark>` (objectLockName). */
+export const storageLockPath = (ark: string): string => `${STORAGE_LOCKS}/${objectLockName(ark)}`;
+/** `/locks/inventory/<ark>` (objectLockName). */
+export const inventoryLockPath = (ark: string): string => `${INVENTORY_LOCKS}/${objectLockName(ark)}`;
+/** `/locks/localid/<localid_owner>` (localIdLockName). */
+export const localIdLockPath = (localId: string, owner: string | undefined): string =>
+  `${LOCAL_ID_LOCKS}/${localIdLockName(localId, owner)}`;
 
 export type BatchKey = 'submission' | 'status' | 'status-report' | 'states' | 'lock';
 export type JobKey =
@@ -67,11 +124,6 @@ export type JobKey =
   | 'store'
   | 'inventory'
   | 'lock';
-
-/** `:` and `/` in identifiers (arks, local ids) become `_`, as Merritt writes them. */
-export function sanitizeId(id: string): string {
-  return id.replace(/[:/]/g, '_');
-}
 
 /**
  * Priorities live in ref names as two digits (00-99); lower runs first. Every write clamps:

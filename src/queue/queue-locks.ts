@@ -1,14 +1,15 @@
+import type { Logger } from 'pino';
 import { isZkError } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import type { HeldLock } from './locks.js';
 import {
   collectionLockPath,
   inventoryLockPath,
-  localIdLockPath,
   queueLockPath,
   storageLockPath,
   type QueueName,
 } from './paths.js';
+import { takeWaitingLock, type WaitingLockOutcome } from './waiting-lock.js';
 
 async function createIfMissing(ctx: QueueContext, path: string): Promise<boolean> {
   try {
@@ -48,32 +49,49 @@ export const clearCollectionHold = (ctx: QueueContext, mnemonic: string): Promis
 export const isCollectionHeld = async (ctx: QueueContext, mnemonic: string): Promise<boolean> =>
   (await ctx.zk.exists(collectionLockPath(mnemonic))) !== undefined;
 
-/** Kinds of object lock: storage and inventory by ark, local id by id (seed 002). */
-export type ObjectLockKind = 'storage' | 'inventory' | 'localid';
+/** Kinds of object lock, each named by an ark (paths.ts, objectLockName). */
+export type ObjectLockKind = 'storage' | 'inventory';
 
-const objectLockPath: Record<ObjectLockKind, (id: string) => string> = {
-  storage: storageLockPath,
-  inventory: inventoryLockPath,
-  localid: localIdLockPath,
-};
+/** `/locks/storage/<ark>` or `/locks/inventory/<ark>`, as Merritt names them. */
+export const objectLockPath = (kind: ObjectLockKind, ark: string): string =>
+  kind === 'storage' ? storageLockPath(ark) : inventoryLockPath(ark);
 
 /**
- * Takes an ephemeral object lock (`/locks/storage/<ark>` …; `:` and `/` become `_`), so two jobs
- * never write the same object at once. Undefined when another session holds it.
+ * Merritt's pause between attempts at an object lock: its storage service retries every 30 s,
+ * its inventory service every 10 s (merritt-protocols.md §1(c), §2(b)).
+ */
+const MERRITT_RETRY_MS: Record<ObjectLockKind, number> = { storage: 30_000, inventory: 10_000 };
+
+/**
+ * Takes the ephemeral object lock of `ark` at once, so two jobs never write the same object at
+ * once. Undefined when another session holds it.
  */
 export async function lockObject(
   ctx: QueueContext,
   kind: ObjectLockKind,
-  id: string,
+  ark: string,
 ): Promise<HeldLock | undefined> {
-  const path = objectLockPath[kind](id);
-  const parent = path.slice(0, path.lastIndexOf('/'));
-  await ctx.zk.mkdirp(parent);
-  try {
-    await ctx.zk.create(path, null, 'ephemeral');
-    return { path, sessionId: ctx.zk.sessionId };
-  } catch (err) {
-    if (isZkError(err, 'NODE_EXISTS')) return undefined;
-    throw err;
-  }
+  const outcome = await takeWaitingLock(ctx, objectLockPath(kind, ark), new AbortController().signal, {
+    maxPauseMs: MERRITT_RETRY_MS[kind],
+    limitMs: 0,
+  });
+  return outcome.held ? outcome.lock : undefined;
+}
+
+/**
+ * Takes the ephemeral object lock of `ark`, waiting while another session holds it as Merritt's
+ * storage and inventory services wait (retried on the node's deletion, and after pauses up to
+ * Merritt's interval), for at most `limitMs`; then the holder is returned (see takeWaitingLock).
+ */
+export function lockObjectWaiting(
+  ctx: QueueContext,
+  kind: ObjectLockKind,
+  ark: string,
+  signal: AbortSignal,
+  wait: { limitMs: number; log?: Logger; firstPauseMs?: number },
+): Promise<WaitingLockOutcome> {
+  return takeWaitingLock(ctx, objectLockPath(kind, ark), signal, {
+    maxPauseMs: MERRITT_RETRY_MS[kind],
+    ...wait,
+  });
 }

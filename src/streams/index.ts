@@ -2,6 +2,7 @@
 export { watched$ } from './watched.js';
 export { children$ } from './children.js';
 export { data$, exists$, type NodeValue } from './data.js';
+export { dataWhile$ } from './data-while.js';
 export { session$ } from './session.js';
 export {
   batchIds$,

@@ -10,6 +10,8 @@ import { commandQueueContext, durationOption } from '../options.js';
 function printHuman(report: DoctorReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
   const { jobs, batches, refs } = report.checked;
   const checked = `${jobs} jobs, ${batches} batches, ${refs} refs`;
+  // Not problems: told first, whatever the outcome.
+  for (const note of report.notes) out.write(`note ${note.code} ${note.item}\n  ${note.message}\n`);
   if (report.ok) {
     err.write(`no problems found (checked ${checked})\n`);
     return;
@@ -47,7 +49,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
   program
     .command('doctor')
     .description('check the queue tree for inconsistencies; exit code 1 when any are found')
-    .option('--json', 'print {"ok","problems","checked"} as one JSON object')
+    .option('--json', 'print {"ok","problems","notes","checked"} as one JSON object')
     .option(
       '--orphan-grace <duration>',
       'report empty id nodes only when older than this',

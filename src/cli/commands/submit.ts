@@ -3,6 +3,8 @@ import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import { pino } from 'pino';
+import { createLogger } from '../../logger.js';
 import { createBatch } from '../../queue/batch-create.js';
 import { ensureQueueTree } from '../../queue/tree-init.js';
 import { connectForCommand } from '../connection.js';
@@ -73,7 +75,9 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"bid","uuid","created"}')
     .action(async (payload: string, flags: SubmitFlags) => {
       let payloadUrl = payload;
-      const profiles = await loadProfiles(ctx.config.ingest.profilesDir);
+      // A clamped Priority or an unknown NotificationFormat is worth a warning on stderr.
+      const log = createLogger('warn', pino.destination({ fd: 2, sync: true }));
+      const profiles = await loadProfiles(ctx.config.ingest.profilesDir, { log });
       if (!profiles.names().includes(flags.profile)) {
         const known = profiles.names().join(', ') || 'none';
         throw new CliError(

@@ -116,6 +116,10 @@ export interface IngestSettings {
   maxObjectBytes?: number;
   /** How long a job may wait in provisioning for space before it fails (ms). */
   spaceWaitLimitMs: number;
+  /** How long storing waits for `/locks/storage/<ark>` held elsewhere before it fails (ms; default 1 h). */
+  storageLockWaitMs?: number;
+  /** How long recording waits for `/locks/inventory/<ark>` held elsewhere (ms; default 900 s, Merritt's). */
+  inventoryLockWaitMs?: number;
   /** Estimating raises the priority number of jobs above this many bytes to `largeJobPriority`. */
   largeJobBytes: number;
   largeJobPriority: number;

@@ -31,11 +31,13 @@ export const INGEST_QUEUE_PATH = '/ingestqueue';
 /**
  * `{publicUrl}/ingestqueue/{dir}/{path}`: `dir` is the job's working directory relative to the
  * work root (`<batch id>/<job id>`, where Merritt's ingest has `<bid-uuid>/<jid-uuid>`), `path` a
- * file in it; each segment percent-encoded.
+ * file in it; each segment encoded as Merritt's ingest does (`FileUtil.getURLEncodeFilePath`,
+ * Java's URLEncoder), but a space as `%20`, not `+`, which no web server decodes in a path.
  */
 export function ingestQueueUrl(publicUrl: string, dir: string, path: string): string {
   const segments = [...dir.split('/'), ...path.split('/')].filter((segment) => segment !== '');
-  return `${publicUrl.replace(/\/+$/, '')}${INGEST_QUEUE_PATH}/${segments.map(encodeURIComponent).join('/')}`;
+  const encode = (segment: string) => javaUrlEncode(segment).replaceAll('+', '%20');
+  return `${publicUrl.replace(/\/+$/, '')}${INGEST_QUEUE_PATH}/${segments.map(encode).join('/')}`;
 }
 
 /**
@@ -46,13 +48,13 @@ export function storeMode(target: StoreTarget): string {
   return `${target.action}/${target.node}/${javaUrlEncode(target.ark)}`;
 }
 
-/** The store node processing writes: `delete` is always present (mrt-store reads it with getString). */
-export function storeNode(
-  manifestUrl: string,
-  target: StoreTarget,
-  deletes: readonly string[] = [],
-): JobStore {
-  return { manifest_url: manifestUrl, mode: storeMode(target), delete: deletes.join('\n') };
+/**
+ * The store node processing writes: `delete` is always present (mrt-store reads it with
+ * getString), `""` or the delete list as Merritt's ingest makes it (`deleteField`: a newline
+ * after every path).
+ */
+export function storeNode(manifestUrl: string, target: StoreTarget, deleteText = ''): JobStore {
+  return { manifest_url: manifestUrl, mode: storeMode(target), delete: deleteText };
 }
 
 /** The inventory node: the storage manifest URL inventory loads; `mode` is unused by Merritt (`""`). */

@@ -62,7 +62,7 @@ function sweepWorkDirs(settings: IngestSettings, queue: QueueContext): NodeJS.Ti
  */
 export async function createIngestSteps(settings: IngestSettings, queue: QueueContext): Promise<IngestSteps> {
   const fetcher = createFetcher(settings.fetch);
-  const profiles = await loadProfiles(settings.profilesDir);
+  const profiles = await loadProfiles(settings.profilesDir, { log: queue.log });
   const minter = createMinter(settings);
   const storage = createStorage(settings);
   const inventory = createInventory(settings);

@@ -4,9 +4,11 @@ import type { QueueContext } from '../../queue/context.js';
 import { createLocalIdLock, type LocalIdLock } from '../../queue/localid-lock.js';
 import type { JobRecord } from '../../queue/job-load.js';
 import type { DownloadRecord, IngestSettings, Profile } from './contracts.js';
-import { readDeleteList } from './delete-list.js';
+import { moveDeleteList, readDeleteList } from './delete-list.js';
 import { writeErcFiles } from './erc.js';
 import { inventoryNode, storeNode, type StoreTarget } from './handoff.js';
+import { handOffRows } from './handoff-files.js';
+import { formatHandOffManifest } from './handoff-manifest.js';
 import { planHandOff, type HandOffPlan } from './handoff-plan.js';
 import type { Inventory } from './inventory.js';
 import type { MintRequest, Minter } from './minter.js';
@@ -14,7 +16,6 @@ import { OutputError } from './output-errors.js';
 import { assertArk, digestFile, writeFileAtomic } from './output-files.js';
 import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from './output-workdir.js';
 import type { StoreFile } from './storage.js';
-import { formatStorageManifest } from './storage-manifest.js';
 
 /** What the processing step is built from (the composition root wires the services the settings select). */
 export interface ProcessDeps {
@@ -162,9 +163,20 @@ function storeTarget(job: JobRecord, ark: string, plan: HandOffPlan): StoreTarge
   return { action, node: plan.node, ark };
 }
 
-/** The manifest of every file, as Merritt's ingest hands it to storage (its own line left out). */
-async function writeHandOffManifest(workDir: string, files: StoreFile[], plan: HandOffPlan): Promise<string> {
-  await writeFileAtomic(join(workDir, HANDOFF_MANIFEST), formatStorageManifest(files, plan.fileUrl));
+/**
+ * The manifest of every file in Merritt's `mrt-add-manifest` format, as its ingest hands it to
+ * storage (handoff-manifest.ts), its own line left out. The job's submitted manifest is never
+ * among the files: the download step keeps only the object's files.
+ */
+async function writeHandOffManifest(
+  workDir: string,
+  files: StoreFile[],
+  plan: HandOffPlan,
+  signal: AbortSignal,
+): Promise<string> {
+  const listed = files.filter((file) => file.path !== HANDOFF_MANIFEST);
+  const rows = await handOffRows(workDir, listed, plan.fileUrl, signal);
+  await writeFileAtomic(join(workDir, HANDOFF_MANIFEST), formatHandOffManifest(rows));
   return plan.fileUrl(HANDOFF_MANIFEST);
 }
 
@@ -185,9 +197,12 @@ export function createProcessStep(deps: ProcessDeps): MerrittJobSteps['process']
     const localIds = localIdsOf(job, download);
     const ark = await chooseArk(deps, { job, download, localIds, workDir, signal });
     const systemPaths = await writeErcFiles(workDir, { ark, localIds, erc: download.object.erc });
-    const files = [...download.files, ...(await describeSystemFiles(workDir, systemPaths, signal))];
-    const manifestUrl = await writeHandOffManifest(workDir, files, plan);
     const target = storeTarget(job, ark, plan);
+    const files = await moveDeleteList(workDir, target, [
+      ...download.files,
+      ...(await describeSystemFiles(workDir, systemPaths, signal)),
+    ]);
+    const manifestUrl = await writeHandOffManifest(workDir, files, plan, signal);
     log.info({ ark, files: files.length, mode: target.action }, 'handed to storage');
     return {
       identifiers: { primary_id: ark, local_id: localIds },

@@ -11,7 +11,7 @@ import type { Storage } from './storage.js';
 
 /** What the recording step is built from. */
 export interface RecordDeps {
-  settings: Pick<IngestSettings, 'workRoot'>;
+  settings: Pick<IngestSettings, 'workRoot' | 'inventoryLockWaitMs'>;
   inventory: Inventory;
   storage: Pick<Storage, 'latest'>;
   queue: QueueContext;
@@ -52,11 +52,17 @@ export function createRecordStep(deps: RecordDeps): MerrittJobSteps['record'] {
       );
     }
     const localIds = job.identifiers?.local_id ?? [];
-    await withObjectLock(deps.queue, 'inventory', stored.ark, log, async () => {
-      for (const localId of localIds.length > 0 ? localIds : [undefined]) {
-        await deps.inventory.record({ ...stored, ...(localId ? { localId } : {}), signal });
-      }
-    });
+    await withObjectLock(
+      deps.queue,
+      'inventory',
+      stored.ark,
+      { signal, log, limitMs: deps.settings.inventoryLockWaitMs },
+      async () => {
+        for (const localId of localIds.length > 0 ? localIds : [undefined]) {
+          await deps.inventory.record({ ...stored, ...(localId ? { localId } : {}), signal });
+        }
+      },
+    );
     log.info({ ark: stored.ark, version: stored.version }, 'recorded');
   };
 }

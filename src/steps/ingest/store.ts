@@ -12,11 +12,12 @@ import { isBelow, resolveInside } from './output-files.js';
 import { withObjectLock } from './output-lock.js';
 import { jobWorkDir, writeStoredVersion } from './output-workdir.js';
 import type { Storage, StoreFile, UpdateRequest } from './storage.js';
-import { parseStorageManifest, type ManifestRow } from './storage-manifest.js';
+import { parseHandOffManifest } from './handoff-manifest.js';
+import type { ManifestRow } from './storage-manifest.js';
 
 /** What the storing step is built from. */
 export interface StoreDeps {
-  settings: Pick<IngestSettings, 'workRoot'>;
+  settings: Pick<IngestSettings, 'workRoot' | 'storageLockWaitMs'>;
   storage: Storage;
   fetcher: Pick<Fetcher, 'text' | 'toFile'>;
   queue: QueueContext;
@@ -37,7 +38,7 @@ async function readManifest(deps: StoreDeps, url: string, workDir: string, signa
   const local = localPathInside(url, workDir);
   const text = local ? await readFile(local, 'utf8') : await deps.fetcher.text(url, { signal });
   try {
-    return parseStorageManifest(text);
+    return parseHandOffManifest(text);
   } catch (err) {
     throw new OutputError(
       'HANDOFF_INVALID',
@@ -90,10 +91,15 @@ export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
     const files = await stageFiles(deps, rows, workDir, signal);
     const { ark } = handOff;
     const deletes = handOff.action === 'update' ? storeNodeDeletes(handOff.delete) : [];
-    const stored = await withObjectLock(deps.queue, 'storage', ark, log, () =>
-      handOff.action === 'update'
-        ? updateObject(deps.storage, { ark, workDir, files, deletes, signal })
-        : deps.storage.store({ ark, workDir, files, signal }),
+    const stored = await withObjectLock(
+      deps.queue,
+      'storage',
+      ark,
+      { signal, log, limitMs: deps.settings.storageLockWaitMs },
+      () =>
+        handOff.action === 'update'
+          ? updateObject(deps.storage, { ark, workDir, files, deletes, signal })
+          : deps.storage.store({ ark, workDir, files, signal }),
     );
     await writeStoredVersion(workDir, { ark, ...stored });
     log.info(

@@ -3,11 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatch } from '../../../src/queue/batch-create.js';
+import { loadBatch } from '../../../src/queue/batch-load.js';
 import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { loadJob, type JobRecord } from '../../../src/queue/job-load.js';
-import { localIdLockPathOf } from '../../../src/queue/localid-lock.js';
-import { jobPath } from '../../../src/queue/paths.js';
+import type { HeldLock } from '../../../src/queue/locks.js';
+import { releaseLock } from '../../../src/queue/locks.js';
+import { jobPath, localIdLockPath, storageLockPath } from '../../../src/queue/paths.js';
+import { lockObject } from '../../../src/queue/queue-locks.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { startEngineProcess, type EngineProcess } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';
@@ -20,8 +23,10 @@ const chroot = useZkChroot();
 const OWNER = 'ark:/13030/j2owner';
 const LOCAL_ID = 'shared-lid-1';
 const CREDENTIALS = 'ingest:secret';
+/** What the EZID fixture mints first (`{shoulder}{7-digit sequence}`): the ark both jobs get. */
+const ARK = 'ark:/99999/fk40000001';
 
-describe('two jobs with the same new local id in two engine processes (merritt-protocols.md §3)', () => {
+describe('two jobs with the same new local id in two engine processes (merritt-protocols.md §3, §1(c), §2(b))', () => {
   let ctx: QueueContext;
   let ezid: EzidServer;
   let http: HttpFixture;
@@ -54,7 +59,7 @@ describe('two jobs with the same new local id in two engine processes (merritt-p
     return loadJob(ctx, ref!.jid);
   };
 
-  it('get one ark, minted once, while the second waits on /locks/localid/<localid_owner>', async () => {
+  it('get one ark, minted once, while the second waits on /locks/localid/<localid_owner>; both wait for /locks/storage/<ark> and complete', async () => {
     // Both engines serve every state but work on one job at a time per state: while one is
     // minting (EZID holds its answer), the other job can only be processed by the other engine.
     const env = {
@@ -98,30 +103,62 @@ describe('two jobs with the same new local id in two engine processes (merritt-p
     );
     expect(new Set(processing.map((s) => s.owner)).size).toBe(2);
     // One of them holds the local id's lock and is minting; the other waits for the lock.
-    expect(localIdLockPathOf(LOCAL_ID, OWNER)).toBe('/locks/localid/shared-lid-1_ark_13030_j2owner');
+    expect(localIdLockPath(LOCAL_ID, OWNER)).toBe('/locks/localid/shared-lid-1_ark_13030_j2owner');
     await eventually(
       () => ezid.of('mint').length,
       (n) => n === 1,
       30_000,
     );
-    const lock = await ctx.zk.exists(localIdLockPathOf(LOCAL_ID, OWNER));
+    const lock = await ctx.zk.exists(localIdLockPath(LOCAL_ID, OWNER));
     expect(processing.map((s) => s.owner)).toContain(lock?.ephemeralOwner);
 
+    // The object's storage lock is held elsewhere (this test's session, standing in for a store
+    // another engine or Merritt's storage service is running) before the ark is even minted.
+    expect(storageLockPath(ARK)).toBe('/locks/storage/ark_99999_fk40000001');
+    const storageLock: HeldLock | undefined = await lockObject(ctx, 'storage', ARK);
+    expect(storageLock).toBeDefined();
+
     releaseMints();
-    // Processing wrote each job's identifiers with its move to storing. (Storing the same object
-    // twice at once is not this test's business: the second store may find /locks/storage taken.)
-    const done = await eventually(
+    // Processing wrote each job's identifiers with its move to storing, where both now wait.
+    const storing = await eventually(
       () => Promise.all(jobs.map((job) => loadJob(ctx, job.jobId))),
-      (records) => records.every((job) => job.status !== 'processing'),
+      (records) => records.every((job) => job.status === 'storing'),
       60_000,
       100,
     );
-    const arks = done.map((job) => job.identifiers?.primary_id);
-    expect(arks[0], JSON.stringify(done.map((job) => job.message))).toMatch(/^ark:\/99999\/fk4\d{7}$/);
-    expect(arks[1]).toBe(arks[0]);
+    expect(storing.map((job) => job.identifiers?.primary_id)).toEqual([ARK, ARK]);
     expect(ezid.of('mint')).toHaveLength(1);
     // Each job told EZID the object's metadata once it had its ark.
-    expect(ezid.of('update').map((r) => r.url)).toEqual([`/id/${arks[0]}`, `/id/${arks[0]}`]);
-    expect(await ctx.zk.exists(localIdLockPathOf(LOCAL_ID, OWNER))).toBeUndefined();
+    expect(ezid.of('update').map((r) => r.url)).toEqual([`/id/${ARK}`, `/id/${ARK}`]);
+    expect(await ctx.zk.exists(localIdLockPath(LOCAL_ID, OWNER))).toBeUndefined();
+    // Each engine says, once, that its storing step waits for the lock and who holds it.
+    const waitLine = `"lock":"${storageLockPath(ARK)}","holder":"${ctx.zk.sessionId}"`;
+    await eventually(
+      () => engines.map((engine) => engine.output().split(waitLine).length - 1),
+      (counts) => counts.every((n) => n === 1),
+      30_000,
+      100,
+    );
+
+    // Released: the two stores run one after the other, and both jobs and both batches complete.
+    await releaseLock(ctx, storageLock!);
+    const done = await eventually(
+      () => Promise.all(jobs.map((job) => loadJob(ctx, job.jobId))),
+      (records) => records.every((job) => job.status === 'completed' || job.status === 'failed'),
+      60_000,
+      100,
+    );
+    expect(
+      done.map((job) => job.status),
+      JSON.stringify(done.map((job) => job.message)),
+    ).toEqual(['completed', 'completed']);
+    const batches = await eventually(
+      () => Promise.all([first.bid, second.bid].map(async (bid) => (await loadBatch(ctx, bid)).status)),
+      (states) => states.every((state) => state === 'completed' || state === 'failed'),
+      60_000,
+      100,
+    );
+    expect(batches).toEqual(['completed', 'completed']);
+    expect(await ctx.zk.exists(storageLockPath(ARK))).toBeUndefined();
   });
 });

@@ -80,9 +80,9 @@ describe('the access queue as Merritt writes it (merritt-protocols.md §7) and m
         ledger: { record: () => {} },
         log: pino({ level: 'silent' }),
       },
-      // A requeue changes a request's status, not its queue's children: the engine takes it at the
-      // queue's next change or by the sweep (60 s by default; Merritt's consumer polls every 15 s).
-      { sweepIntervalMs: 1000, jobStates: [], batchWork: [] },
+      // Watches alone: a requeue and a status node written after its id node change only the
+      // request's status node, which the engine watches while the request is not finished.
+      { sweepIntervalMs: 0, jobStates: [], batchWork: [] },
     );
     await engine.start();
     app = createHttpApi(await apiDeps(ctx));

@@ -203,11 +203,29 @@ describe('Merritt deployment (merritt-protocols.md "The big picture", §1, §2)'
       `{"manifest_url":"${STORE}/manifest/9501/${encodedArk}","mode":""}`,
     );
 
-    // mrt-store fetches the manifest and every file it lists over HTTP, with no token.
+    // mrt-store fetches the manifest and every file it lists over HTTP, with no token. The
+    // manifest is byte for byte what Merritt's HandlerDigest writes (merritt-protocols.md §1 (d)):
+    // mrt-add-manifest header, no fileLastModified, Tika's MIME types, #%eof, its own line left out.
     const manifest = await (await fetch(manifestUrl)).text();
-    expect(manifest.startsWith('#%checkm_0.7')).toBe(true);
+    const base = `${publicUrl}/ingestqueue/${bid}/${jid}`;
+    const served = async (path: string) => Buffer.from(await (await fetch(`${base}/${path}`)).arrayBuffer());
+    const line = async (path: string, mime: string) => {
+      const body = path === 'producer/data.bin' ? data : await served(path);
+      return `${base}/${path} | sha256 | ${sha256(body)} | ${body.length} |  | ${path} | ${mime}\n`;
+    };
+    expect(manifest).toBe(
+      '#%checkm_0.7\n' +
+        '#%profile | http://uc3.cdlib.org/registry/store/manifest/mrt-add-manifest\n' +
+        '#%prefix | nfo:<http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#>\n' +
+        '#%prefix | nie:<http://www.semanticdesktop.org/ontologies/2007/01/19/nie/#>\n' +
+        '#%prefix | mrt:<http://uc3.cdlib.org/ontology/mrt/mom#>\n' +
+        '#%columns | nfo:fileURL | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | nie:mimeType\n' +
+        (await line('producer/data.bin', 'application/octet-stream')) +
+        (await line('system/mrt-dc.xml', 'application/xml')) +
+        (await line('system/mrt-erc.txt', 'text/plain')) +
+        '#%eof\n',
+    );
     const rows = manifest.split('\n').filter((line) => line !== '' && !line.startsWith('#%'));
-    expect(rows.length).toBeGreaterThan(1);
     for (const row of rows) {
       const [url, algorithm, value, size, , name] = row.split(' | ');
       expect(url!.startsWith(`${publicUrl}/ingestqueue/${bid}/${jid}/`)).toBe(true);

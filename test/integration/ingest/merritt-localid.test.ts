@@ -6,7 +6,7 @@ import { createInventory, type Inventory } from '../../../src/steps/ingest/inven
 import { createLocalInventory } from '../../../src/steps/ingest/inventory-local.js';
 import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
 import { pino } from 'pino';
-import { localIdLockPathOf } from '../../../src/queue/localid-lock.js';
+import { localIdLockPath } from '../../../src/queue/paths.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import type { Profile } from '../../../src/steps/ingest/contracts.js';
 import { createMinter } from '../../../src/steps/ingest/minter.js';
@@ -151,7 +151,7 @@ describe('processing asks the local-id API before minting and records the pair (
     const locksSeen: (string | undefined)[] = [];
     const minter = {
       mint: async (s: AbortSignal) => {
-        locksSeen.push((await queue.zk.exists(localIdLockPathOf('loc-p', OWNER)))?.ephemeralOwner);
+        locksSeen.push((await queue.zk.exists(localIdLockPath('loc-p', OWNER)))?.ephemeralOwner);
         return mints[mints.push(await local.mint(s)) - 1]!;
       },
     };
@@ -176,6 +176,6 @@ describe('processing asks the local-id API before minting and records the pair (
     await run('jid0000000103', '(:unas)');
     expect(server.requests).toHaveLength(0);
     expect(mints).toHaveLength(2);
-    expect(await queue.zk.exists(localIdLockPathOf('loc-p', OWNER))).toBeUndefined();
+    expect(await queue.zk.exists(localIdLockPath('loc-p', OWNER))).toBeUndefined();
   });
 });

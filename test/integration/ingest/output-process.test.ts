@@ -18,6 +18,7 @@ import { createFetcher } from '../../../src/steps/ingest/fetch.js';
 import { createProcessStep } from '../../../src/steps/ingest/process.js';
 import { createStoreStep } from '../../../src/steps/ingest/store.js';
 import { createStorage, type Storage } from '../../../src/steps/ingest/storage.js';
+import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { jobRecord, outputSettings, prepareWorkDir, workDirFor } from './output-fixtures.js';
@@ -189,20 +190,36 @@ describe('the processing step, and storing from its hand-off node', () => {
     expect(mints).toEqual([]);
   });
 
-  it('refuses to store while another session holds the storage lock, naming the holder', async () => {
+  it('waits for the storage lock another session holds and stores once it is released; past MRTQ_STORAGE_LOCK_WAIT_MS fails naming the holder', async () => {
     const ark = 'ark:/99999/fk4busy';
     const held = await lockObject(other, 'storage', ark);
-    expect(held).toBeDefined();
+    expect(held?.path).toBe('/locks/storage/ark_99999_fk4busy');
     const job = newJob();
     await prepareWorkDir(workDirFor(settings, job), { 'a.txt': 'alpha' }, { primaryIdentifier: ark });
+    settings.storageLockWaitMs = 300;
     const err: unknown = await step()({ job, signal, log }).catch((e: unknown) => e);
     expect(isOutputError(err, 'OBJECT_LOCKED') && err.retryable).toBe(true);
-    expect((err as Error).message).toContain(
-      `/locks/storage/ark__99999_fk4busy is held by ZooKeeper session ${other.zk.sessionId}`,
+    expect((err as Error).message).toMatch(
+      new RegExp(
+        `^/locks/storage/ark_99999_fk4busy is held by ZooKeeper session ${other.zk.sessionId}: another job is ` +
+          `working on ark:/99999/fk4busy; waited \\d+ ms for it \\(MRTQ_STORAGE_LOCK_WAIT_MS\\)`,
+      ),
+    );
+    expect(lockSeen).toEqual([]);
+
+    settings.storageLockWaitMs = 60_000;
+    const lines: string[] = [];
+    const watched = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const storing = step()({ job, signal, log: watched });
+    await eventually(
+      () => lines.filter((line) => line.includes('lock held elsewhere; waiting')),
+      (waiting) => waiting.length === 1,
     );
     expect(lockSeen).toEqual([]);
     await releaseLock(other, held!);
-    expect((await step()({ job, signal, log }))?.identifiers?.primary_id).toBe(ark);
+    expect((await storing)?.identifiers?.primary_id).toBe(ark);
+    expect(lockSeen).toEqual([queue.zk.sessionId]);
+    expect(await other.zk.exists(held!.path)).toBeUndefined();
   });
 
   it('refuses a download record that names files outside producer/', async () => {

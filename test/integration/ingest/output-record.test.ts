@@ -101,13 +101,20 @@ describe('the recording step', () => {
     expect(object?.versions.map((v) => v.version)).toEqual([1, 2]);
   });
 
-  it('refuses to record while another session holds the inventory lock', async () => {
+  it('fails with OBJECT_LOCKED, naming the holder and the wait, when another session holds the inventory lock past MRTQ_INVENTORY_LOCK_WAIT_MS', async () => {
     const job = await processedJob({ 'a.txt': 'alpha' }, 'loc-r3');
     const held = await lockObject(other, 'inventory', job.identifiers!.primary_id);
+    settings.inventoryLockWaitMs = 300;
     try {
+      const started = Date.now();
       const err: unknown = await recordStep()({ job, signal, log }).catch((e: unknown) => e);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(300);
       expect(isOutputError(err, 'OBJECT_LOCKED')).toBe(true);
-      expect((err as Error).message).toContain(`held by ZooKeeper session ${other.zk.sessionId}`);
+      expect((err as Error).message).toMatch(
+        new RegExp(
+          `^${held!.path} is held by ZooKeeper session ${other.zk.sessionId}: .* waited \\d+ ms for it \\(MRTQ_INVENTORY_LOCK_WAIT_MS\\)`,
+        ),
+      );
       expect(lockSeen).toEqual([]);
     } finally {
       await releaseLock(other, held!);

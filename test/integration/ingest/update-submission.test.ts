@@ -119,13 +119,14 @@ describe('update submissions (merritt-protocols.md §1)', () => {
     expect(updated.identifiers!.primary_id).toBe(ark);
 
     // The hand-off node, byte for byte: keys in Merritt's order, the ark percent-encoded,
-    // the delete list one path per line, each under producer/.
+    // the delete list one path per line, each under producer/ and ended by a newline
+    // (HandlerTransfer.processDeleteFile).
     const workDir = join(workRoot, updated.batchId, updated.jobId);
     const manifestUrl = pathToFileURL(join(workDir, 'system', 'mrt-manifest.txt')).href;
     const raw = (await ctx.zk.getData(jobChild(updated.jobId, 'store'))).data!.toString('utf8');
     expect(raw).toBe(
       `{"manifest_url":${JSON.stringify(manifestUrl)},"mode":"update/7777/${encodeURIComponent(ark)}",` +
-        `"delete":"producer/a.txt\\nproducer/c.txt"}`,
+        `"delete":"producer/a.txt\\nproducer/c.txt\\n"}`,
     );
 
     expect(versionFiles(ark, 1)).toEqual({
@@ -136,11 +137,11 @@ describe('update submissions (merritt-protocols.md §1)', () => {
     });
     const v2 = versionFiles(ark, 2);
     expect(v2).toMatchObject({ 'b.txt': 'beta, revised', 'e.txt': 'epsilon', 'keep/d.txt': 'delta' });
-    expect(
-      Object.keys(v2)
-        .filter((p) => p !== 'mrt-delete.txt')
-        .sort(),
-    ).toEqual(['b.txt', 'e.txt', 'keep/d.txt']);
+    // HandlerDescribe moved the list to system/ before the manifest was written.
+    expect(Object.keys(v2).sort()).toEqual(['b.txt', 'e.txt', 'keep/d.txt']);
+    expect(readFileSync(join(objectDir(dataDir, ark), 'v2', 'system', 'mrt-delete.txt'), 'utf8')).toBe(
+      'a.txt\r\n\nproducer/c.txt\n',
+    );
     const manifest = readFileSync(join(objectDir(dataDir, ark), 'v2', 'manifest.checkm'), 'utf8');
     expect(manifest).not.toMatch(/producer\/a\.txt|producer\/c\.txt/);
     expect(manifest).toContain(`| ${sha256('delta')} | 5 |`);

@@ -177,15 +177,16 @@ describe('operator actions', () => {
     expect(await isQueuePaused(ctx, 'ingest')).toBe(false);
   });
 
-  it('object locks are ephemeral, exclusive, and name arks with : and / replaced', async () => {
+  it('object locks are ephemeral, exclusive, and named as mrt-zk names them (":?/" → "_")', async () => {
     const ark = 'ark:/13030/m5abc';
     const mine = await lockObject(ctx, 'storage', ark);
-    expect(mine?.path).toBe('/locks/storage/ark__13030_m5abc');
+    expect(mine?.path).toBe('/locks/storage/ark_13030_m5abc');
     expect(await lockObject(worker, 'storage', ark)).toBeUndefined();
     const stat = await ctx.zk.exists(mine!.path);
     expect(stat?.ephemeralOwner).toBe(ctx.zk.sessionId);
-    expect(await lockObject(worker, 'localid', 'local/id:1')).toMatchObject({
-      path: '/locks/localid/local_id_1',
+    expect(await lockObject(worker, 'inventory', ark)).toMatchObject({
+      path: '/locks/inventory/ark_13030_m5abc',
+      sessionId: worker.zk.sessionId,
     });
   });
 

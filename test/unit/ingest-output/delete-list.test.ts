@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDeleteList, storeNodeDeletes } from '../../../src/steps/ingest/delete-list.js';
+import { deleteField, storeNodeDeletes } from '../../../src/steps/ingest/delete-list.js';
 import { storeNode } from '../../../src/steps/ingest/handoff.js';
 import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
 import { isUpdateApplied, planUpdate } from '../../../src/steps/ingest/storage-update.js';
@@ -10,25 +10,27 @@ const entry = (path: string, value = 'aa', size = 2) => ({
   digest: { algorithm: 'sha256' as const, value },
 });
 
-describe('the delete list of an update (merritt-protocols.md §1)', () => {
-  it('takes one path per line, skips blank lines, and puts each under producer/ once', () => {
-    expect(parseDeleteList('a.txt\r\n\n  producer/dir/b.txt  \rc d.txt\na.txt\n')).toEqual([
-      'producer/a.txt',
-      'producer/dir/b.txt',
-      'producer/c d.txt',
-    ]);
-    expect(parseDeleteList('')).toEqual([]);
+describe('the delete list of an update (merritt-protocols.md §1 (a))', () => {
+  // HandlerTransfer.processDeleteFile: BufferedReader lines, the empty ones skipped (blanks
+  // kept), "producer/" prepended when missing, each path followed by "\n", nothing merged.
+  it("makes the store node's delete exactly as Merritt's ingest writes it", () => {
+    expect(deleteField('a.txt\r\n\nproducer/dir/b.txt\rc d.txt\na.txt')).toBe(
+      'producer/a.txt\nproducer/dir/b.txt\nproducer/c d.txt\nproducer/a.txt\n',
+    );
+    expect(deleteField('  x.txt \n')).toBe('producer/  x.txt \n');
+    expect(deleteField('')).toBe('');
+    expect(deleteField('\n\r\n')).toBe('');
   });
 
-  it('goes into the store node as mrt-store splits it back', () => {
+  it('goes into the store node byte for byte, and mrt-store splits it back', () => {
     const node = storeNode(
       'file:///w/system/mrt-manifest.txt',
       { action: 'update', node: 7777, ark: 'ark:/13030/m5x' },
-      parseDeleteList('a.txt\nb.txt\n'),
+      deleteField('a.txt\nb.txt\n'),
     );
     expect(JSON.stringify(node)).toBe(
       '{"manifest_url":"file:///w/system/mrt-manifest.txt","mode":"update/7777/ark%3A%2F13030%2Fm5x",' +
-        '"delete":"producer/a.txt\\nproducer/b.txt"}',
+        '"delete":"producer/a.txt\\nproducer/b.txt\\n"}',
     );
     expect(storeNodeDeletes(node.delete)).toEqual(['producer/a.txt', 'producer/b.txt']);
     expect(storeNodeDeletes('producer/a.txt\r\nproducer/b.txt\n')).toEqual([
