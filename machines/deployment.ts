@@ -1,5 +1,5 @@
 import type { JobLifecycle } from './job.lifecycle.js';
-import type { MerrittService } from './states.js';
+import type { MerrittService, StateRow } from './states.js';
 
 /**
  * How the engine shares the tree (merritt-protocols.md, "The big picture"): `standalone` serves
@@ -48,4 +48,46 @@ export function deploymentStates(
     leftToMerritt,
     refused: leftToMerritt.filter((entry) => requested?.includes(entry.state)),
   };
+}
+
+/** An access queue a Merritt deployment leaves to one of Merritt's services. */
+export interface AccessLeftToMerritt<Q extends string = string> {
+  queue: Q;
+  service: MerrittService;
+}
+
+/** The access queues a process serves and the ones it leaves to Merritt. */
+export interface DeploymentAccess<Q extends string = string> {
+  /** Queues this engine consumes. */
+  served: readonly Q[];
+  /** Queues left to Merritt's service that consumes access requests; empty when standalone or asked for. */
+  leftToMerritt: readonly AccessLeftToMerritt<Q>[];
+}
+
+/**
+ * The Merritt service that consumes access requests: the one the access table's rows name
+ * (mrt-store's `Consumer`, merritt-protocols.md §7), undefined when none does.
+ */
+export function accessMerrittService(table: readonly StateRow[]): MerrittService | undefined {
+  return table.find((row) => row.merritt !== undefined)?.merritt;
+}
+
+/**
+ * Which access queues a process of `deployment` serves: every one standalone; in Merritt none,
+ * as storing and recording, when the access table gives them to a Merritt service (mrt-store is
+ * the access consumer there). `requested` (`mrtq serve --access`) says which to serve: in Merritt
+ * mode that opts in, the others staying Merritt's.
+ */
+export function deploymentAccess<Q extends string>(
+  table: readonly StateRow[],
+  queues: readonly Q[],
+  deployment: Deployment,
+  requested?: readonly Q[],
+): DeploymentAccess<Q> {
+  const service = deployment === 'merritt' ? accessMerrittService(table) : undefined;
+  const served = requested ?? (service ? [] : queues);
+  const leftToMerritt = service
+    ? queues.filter((queue) => !served.includes(queue)).map((queue) => ({ queue, service }))
+    : [];
+  return { served: queues.filter((queue) => served.includes(queue)), leftToMerritt };
 }

@@ -20,18 +20,35 @@ export interface StateRow<S extends string = string> {
    * which the engine serves in every deployment.
    */
   readonly merritt?: MerrittService;
+  /**
+   * The step needs the job's payload or its working directory on the host that ingests it
+   * (estimate, provision, download, process; and the move out of pending, where Merritt's ingest
+   * creates that directory). A job whose payload is on another ingest service's
+   * disk (Merritt's ingest writes `filename`, no `payload_url`) is left to that service in such a
+   * state (src/queue/job-payload.ts); the other states (notify, and storing and recording, which
+   * read the hand-off nodes) run it anywhere.
+   */
+  readonly needsPayload?: true;
 }
 
 /** A Merritt service beside ingest that takes jobs from a state of its own. */
 export type MerrittService = 'storage' | 'inventory';
 
 export const jobStateTable = [
-  { state: 'pending', wire: 'Pending', folder: 'pending' },
+  // Merritt's ingest creates a job's working directory on the move out of pending (its
+  // InitializeConsumer): its own jobs are left to it here too.
+  { state: 'pending', wire: 'Pending', folder: 'pending', needsPayload: true },
   { state: 'held', wire: 'Held', folder: 'held' },
-  { state: 'estimating', wire: 'Estimating', folder: 'estimating', step: 'estimate' },
-  { state: 'provisioning', wire: 'Provisioning', folder: 'provisioning', step: 'provision' },
-  { state: 'downloading', wire: 'Downloading', folder: 'downloading', step: 'download' },
-  { state: 'processing', wire: 'Processing', folder: 'processing', step: 'process' },
+  { state: 'estimating', wire: 'Estimating', folder: 'estimating', step: 'estimate', needsPayload: true },
+  {
+    state: 'provisioning',
+    wire: 'Provisioning',
+    folder: 'provisioning',
+    step: 'provision',
+    needsPayload: true,
+  },
+  { state: 'downloading', wire: 'Downloading', folder: 'downloading', step: 'download', needsPayload: true },
+  { state: 'processing', wire: 'Processing', folder: 'processing', step: 'process', needsPayload: true },
   { state: 'storing', wire: 'Storing', folder: 'storing', step: 'store', merritt: 'storage' },
   { state: 'recording', wire: 'Recording', folder: 'recording', step: 'record', merritt: 'inventory' },
   { state: 'notify', wire: 'Notify', folder: 'notify', step: 'notify' },
@@ -51,8 +68,12 @@ export const batchStateTable = [
   { state: 'deleted', wire: 'Deleted' },
 ] as const satisfies readonly StateRow[];
 
+/**
+ * In a Merritt deployment the access queues are mrt-store's: its `Consumer` takes their pending
+ * requests (merritt-protocols.md §7), so the engine leaves them to Merritt's storage service.
+ */
 export const accessStateTable = [
-  { state: 'pending', wire: 'Pending' },
+  { state: 'pending', wire: 'Pending', merritt: 'storage' },
   { state: 'processing', wire: 'Processing' },
   { state: 'completed', wire: 'Completed' },
   { state: 'failed', wire: 'Failed' },

@@ -166,7 +166,9 @@ export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): Ing
       secure: env.MRTQ_SMTP_SECURE === 'true',
     };
   }
-  if (settings.deployment === 'merritt') settings.merritt = merrittHandOff(env, p);
+  // MRTQ_PUBLIC_URL standalone too: the embedded store then reads hand-offs a Merritt-mode run of
+  // this engine wrote under it straight from the work root (src/steps/ingest/store.ts).
+  if (settings.deployment === 'merritt' || env.MRTQ_PUBLIC_URL) settings.merritt = merrittHandOff(env, p);
   settings.mail = mailSettings(env, p);
   if (settings.largeJobPriority > 99) p.list.push('MRTQ_LARGE_JOB_PRIORITY must be at most 99');
   if (p.list.length > 0) throw new IngestConfigError(p.list);

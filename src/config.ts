@@ -13,6 +13,17 @@ import type { IngestSettings } from './steps/ingest/contracts.js';
  */
 export const DEFAULT_EVENTS_BUFFER_BYTES = 8 * 1024 * 1024;
 
+/** Merritt's ingest cleans its queue every hour; so does `mrtq serve` by default. */
+export const DEFAULT_CLEANUP_INTERVAL_MS = 3_600_000;
+/** The retention of `mrtq cleanup` (its `--retention` default): a week. */
+export const DEFAULT_CLEANUP_RETENTION_MS = 7 * 86_400_000;
+
+/** A duration in ms where `off` (or 0) switches the thing off: 0. */
+function intervalOrOff(name: string, raw: string | undefined, fallback: number): number {
+  if (raw?.trim().toLowerCase() === 'off') return 0;
+  return nonNegativeInt(name, raw) ?? fallback;
+}
+
 /** Settings from the environment. The only module that reads `process.env`. */
 export interface Config {
   /** ZooKeeper connection string (host:port list, optional chroot), when one is given. */
@@ -33,6 +44,10 @@ export interface Config {
    * default 5 min; 0: it waits for someone to write the node).
    */
   incompleteJobFailMs: number | undefined;
+  /** How often `mrtq serve` runs cleanup (`MRTQ_CLEANUP_INTERVAL_MS`, default hourly); 0: never. */
+  cleanupIntervalMs: number;
+  /** What scheduled cleanup keeps (`MRTQ_CLEANUP_RETENTION_MS`): as `mrtq cleanup --retention`, 7 days. */
+  cleanupRetentionMs: number;
   /** pino level: fatal, error, warn, info, debug, trace or silent (LOG_LEVEL). */
   logLevel: string;
   /** Human-readable log lines instead of JSON lines (LOG_PRETTY=true). */
@@ -127,6 +142,14 @@ export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: 
     startTimeoutMs: env.MRTQ_START_TIMEOUT_MS
       ? positiveInt('MRTQ_START_TIMEOUT_MS', env.MRTQ_START_TIMEOUT_MS, 0)
       : undefined,
+    cleanupIntervalMs: intervalOrOff(
+      'MRTQ_CLEANUP_INTERVAL_MS',
+      env.MRTQ_CLEANUP_INTERVAL_MS,
+      DEFAULT_CLEANUP_INTERVAL_MS,
+    ),
+    cleanupRetentionMs:
+      nonNegativeInt('MRTQ_CLEANUP_RETENTION_MS', env.MRTQ_CLEANUP_RETENTION_MS) ??
+      DEFAULT_CLEANUP_RETENTION_MS,
     logLevel: logLevel(env.LOG_LEVEL),
     logPretty: flag('LOG_PRETTY', env.LOG_PRETTY),
     apiToken: env.MRTQ_API_TOKEN || undefined,

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { DeploymentStates } from '../machines/deployment.js';
+import type { DeploymentAccess, DeploymentStates } from '../machines/deployment.js';
 import type { Config } from './config.js';
 import type { Engine } from './engine/engine.js';
 import type { QueueContext } from './queue/context.js';
@@ -54,6 +54,8 @@ export async function startUp(
     httpUrl?: string;
     /** MRTQ_DEPLOYMENT and the states it leaves to Merritt, announced for `GET /engines`. */
     deployment?: Pick<DeploymentStates, 'deployment' | 'leftToMerritt'>;
+    /** The access queues served and those left to Merritt's storage service, announced likewise. */
+    access?: DeploymentAccess;
   },
   retry: Omit<RetryOptions, 'step'>,
   closing: Closing,
@@ -92,6 +94,12 @@ export async function startUp(
       ? {
           deployment: parts.deployment.deployment,
           leftToMerritt: parts.deployment.leftToMerritt.map(({ state, service }) => ({ state, service })),
+        }
+      : {}),
+    ...(parts.access
+      ? {
+          accessQueues: [...parts.access.served],
+          accessLeftToMerritt: parts.access.leftToMerritt.map(({ queue, service }) => ({ queue, service })),
         }
       : {}),
   };

@@ -5,10 +5,21 @@ import type { BatchWork } from './queue/batch-acquire.js';
 import type { QueueContext } from './queue/context.js';
 import { GroupCommit } from './queue/group-commit.js';
 import type { Config } from './config.js';
-import { merrittJobLifecycle, type JobLifecycle } from '../machines/index.js';
-import { deploymentStates, type DeploymentStates } from '../machines/deployment.js';
-import { BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
+import {
+  accessStateTable,
+  merrittJobLifecycle,
+  type AccessQueue,
+  type JobLifecycle,
+} from '../machines/index.js';
+import {
+  deploymentAccess,
+  deploymentStates,
+  type DeploymentAccess,
+  type DeploymentStates,
+} from '../machines/deployment.js';
+import { ACCESS_QUEUES, BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
 import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
+import { startCleanupSchedule } from './engine/cleanup-schedule.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
 import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
@@ -30,6 +41,11 @@ export interface ServiceOptions extends StartUpOptions {
   extraJobSteps?: Readonly<Record<string, JobStep>>;
   jobStates?: readonly string[];
   batchWork?: readonly BatchWork[];
+  /**
+   * Access queues to consume (`mrtq serve --access`); default both standalone, none in a Merritt
+   * deployment (mrt-store consumes them there), where naming them opts in.
+   */
+  accessQueues?: readonly AccessQueue[];
   /** Which step implementations run: the ingest steps (default) or simulated ones (tests, benchmarks). */
   steps?: 'ingest' | 'simulated';
   stepDelayMs?: number;
@@ -125,12 +141,13 @@ export async function startService(config: Config, options: ServiceOptions, log:
       commits: new GroupCommit(zk),
     };
     const deployment = servedStates(config, options, queue.lifecycle);
-    logDeployment(log, deployment);
+    const access = servedAccess(config, options);
+    logDeployment(log, deployment, access);
     const steps = await createSteps(config, options, queue);
     if (steps.close) closing.add(steps.close);
     const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
     if (ledgerFile) closing.add(() => Promise.resolve(ledgerFile.close()));
-    const served = { ...options, jobStates: deployment.served };
+    const served = { ...options, jobStates: deployment.served, accessQueues: access.served };
     const engine = createEngine(queue, steps, served, {
       ledger: ledgerFile,
       metrics,
@@ -147,16 +164,26 @@ export async function startService(config: Config, options: ServiceOptions, log:
       ready: () => running && zk.isConnected,
       log,
       deployment: { mode: deployment.deployment, leftToMerritt: deployment.leftToMerritt },
-      // Merritt's storage service fetches the hand-off manifests and files from here (§1).
-      ingestQueueRoot: deployment.deployment === 'merritt' ? config.ingest.workRoot : undefined,
+      // Merritt's storage service fetches the hand-off manifests and files from here (§1); served
+      // whenever MRTQ_PUBLIC_URL is set, so URLs handed off before a switch to standalone still answer.
+      ingestQueueRoot: config.ingest.merritt?.publicUrl ? config.ingest.workRoot : undefined,
     });
     if (api) closing.add(() => api.close());
     const registration = await startUp(
-      { zk, zkOptions, queue, engine, httpUrl: api?.url, deployment },
+      { zk, zkOptions, queue, engine, httpUrl: api?.url, deployment, access },
       startUpRetry(config, options, log),
       closing,
     );
     running = true;
+    // Automatic retention (docs/engine.md): one engine of many cleans at a time.
+    const cleaner = startCleanupSchedule(
+      { queue, metrics, log },
+      {
+        intervalMs: config.cleanupIntervalMs,
+        retentionMs: config.cleanupRetentionMs,
+        workRoot: config.ingest.workRoot,
+      },
+    );
     return {
       httpUrl: api?.url,
       zk,
@@ -167,6 +194,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
         running = false;
         await api?.close();
         await engine.stop(graceMs);
+        await cleaner.stop();
         ledgerFile?.close();
         await registration.close();
         await steps.close?.();
@@ -234,6 +262,7 @@ function createEngine(
     {
       jobStates: options.jobStates,
       batchWork: options.batchWork,
+      accessQueues: options.accessQueues,
       sweepIntervalMs: options.sweepIntervalMs,
       incompleteJobFailMs: parts.incompleteJobFailMs,
       limits: options.limit !== undefined ? uniformLimits(queue.lifecycle, options.limit) : undefined,
@@ -261,18 +290,37 @@ export function servedStates(
   return states;
 }
 
-/** The start-up line saying what runs where: the deployment, the states served, those left to Merritt. */
-function logDeployment(log: Logger, deployment: DeploymentStates): void {
+/**
+ * The access queues this process consumes (MRTQ_DEPLOYMENT; a Merritt deployment leaves them to
+ * the Merritt service the access table names, mrt-store), or those `accessQueues` asks for.
+ */
+export function servedAccess(
+  config: Config,
+  options: Pick<ServiceOptions, 'accessQueues'>,
+): DeploymentAccess<AccessQueue> {
+  return deploymentAccess(accessStateTable, ACCESS_QUEUES, config.ingest.deployment, options.accessQueues);
+}
+
+/** The start-up line saying what runs where: the deployment, what is served, what is left to Merritt. */
+function logDeployment(log: Logger, deployment: DeploymentStates, access: DeploymentAccess): void {
   const left = deployment.leftToMerritt.map(({ state, service }) => `${state} (${service})`).join(', ');
+  const queues = (list: readonly string[]): string => (list.length > 0 ? list.join(', ') : 'none');
+  const accessLeft = access.leftToMerritt.map(({ queue, service }) => `${queue} (${service})`).join(', ');
+  const accessText =
+    access.leftToMerritt.length > 0
+      ? `; access queues left to Merritt: ${accessLeft}; served here: ${queues(access.served)}`
+      : `; access queues served here: ${queues(access.served)}`;
   log.info(
     {
       deployment: deployment.deployment,
       jobStates: deployment.served,
       leftToMerritt: deployment.leftToMerritt,
+      accessQueues: access.served,
+      accessLeftToMerritt: access.leftToMerritt,
     },
     deployment.deployment === 'merritt'
-      ? `Merritt deployment: states left to Merritt's services: ${left}`
-      : 'standalone deployment: every state served here',
+      ? `Merritt deployment: states left to Merritt's services: ${left}${accessText}`
+      : `standalone deployment: every state served here${accessText}`,
   );
 }
 

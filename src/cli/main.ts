@@ -3,6 +3,7 @@ import { loadConfig, type Config } from '../config.js';
 import { QueueError } from '../queue/errors.js';
 import { shutdownTelemetry } from '../telemetry/lifecycle.js';
 import { registerBench } from './commands/bench.js';
+import { registerBulk } from './commands/bulk.js';
 import { registerCleanup } from './commands/cleanup.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerAdmin } from './commands/admin.js';
@@ -36,6 +37,7 @@ function buildProgram(config: Config): Command {
   registerServe(program, ctx);
   registerSubmit(program, ctx);
   registerAdmin(program, ctx);
+  registerBulk(program, ctx);
   registerListing(program, ctx);
   registerZk(program, ctx);
   registerTree(program, ctx);

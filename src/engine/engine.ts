@@ -203,6 +203,12 @@ export class Engine {
             if (error.incomplete) this.incompleteJobs.note(jid, state);
             onUnusable(jid);
           },
+          // Its payload is on the disk of the ingest service that wrote it: one info line, and
+          // read again only when one of its nodes changes (that service moves it, or it is mended).
+          onLeft: (jid, reason) => {
+            this.problems.left({ jobId: jid, state }, jid, reason, `job ${jid}`);
+            onUnusable(jid);
+          },
         }),
       idOf: (acquired) => acquired.job.jobId,
       candidateId: (name) => parseRefName(name)?.jid ?? name,

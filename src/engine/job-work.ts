@@ -4,6 +4,7 @@ import type { AcquiredJob } from '../queue/job-acquire.js';
 import { commitJobTransition, nextJobRecord, plannedJobRecord } from '../queue/job-transition.js';
 import { loadJob, type JobRecord } from '../queue/job-load.js';
 import { jobRef } from '../queue/paths.js';
+import { leftForIngestReason } from '../queue/job-payload.js';
 import { basename } from '../zk/index.js';
 import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../telemetry/attributes.js';
@@ -116,6 +117,8 @@ function handOverFor(
   priority: number,
 ): HandOver | undefined {
   if (next === job.status || !deps.queue.lifecycle.isWorking(next) || !deps.handOver) return undefined;
+  // Left to the ingest service that wrote it there: released, so the consumer there passes it by.
+  if (leftForIngestReason(deps.queue.lifecycle, next, job.configuration) !== undefined) return undefined;
   return deps.handOver(next, basename(jobRef(next, priority, job.jobId)));
 }
 

@@ -13,12 +13,14 @@ import { EVENT_STREAM, eventsRoute } from './events-route.js';
 import { buildOpenApi, type OpenApiDocument } from './openapi.js';
 import { accessRoutes } from './routes-access.js';
 import { adminRoutes } from './routes-admin.js';
+import { bulkRoutes } from './routes-bulk.js';
 import { dashboardRoutes } from './routes-dashboard.js';
 import { healthRoutes } from './routes-health.js';
 import { withItemDetails } from './routes-item-details.js';
 import { registerIngestQueue } from './routes-ingest-queue.js';
 import { itemRoutes } from './routes-items.js';
 import { registerUi } from './routes-ui.js';
+import { searchRoutes } from './routes-search.js';
 import { anyObject, errorBody } from './schemas.js';
 
 /** Version of the API the OpenAPI document describes. */
@@ -43,10 +45,12 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
   const routes = [
     ...healthRoutes(ctx),
     ...withItemDetails(ctx, itemRoutes(ctx)),
+    ...bulkRoutes(ctx),
     ...adminRoutes(ctx),
     ...accessRoutes(ctx),
     eventsRoute(ctx),
     ...dashboardRoutes(ctx),
+    ...searchRoutes(ctx),
   ];
   let document: OpenApiDocument | undefined;
   routes.push(openApiRoute(() => (document ??= buildOpenApi(routes, API_VERSION))));

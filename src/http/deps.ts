@@ -38,7 +38,7 @@ export interface HttpApiDeps {
   ready(): boolean;
   /** The deployment this process runs and the job states it leaves to Merritt's services (`/readyz`). */
   deployment?: { mode: string; leftToMerritt: readonly { state: string; service: string }[] };
-  /** Merritt deployment: the work root, served read-only under `/ingestqueue` (see routes-ingest-queue.ts). */
+  /** With MRTQ_PUBLIC_URL (any deployment): the work root, served read-only under `/ingestqueue` (see routes-ingest-queue.ts). */
   ingestQueueRoot?: string;
   log: Logger;
 }

@@ -42,8 +42,9 @@ async function servedFile(root: string, requested: string): Promise<{ path: stri
  * `GET /ingestqueue/<bid>/<jid>/…` (and HEAD): the jobs' working directories, read-only, for
  * Merritt's storage service, which fetches a store node's `manifest_url` and the file URLs in
  * it (merritt-protocols.md §1; Merritt's ingest serves its queue directory the same way through
- * its `webapps/ingestqueue` link). No token: mrt-store sends none. Registered only in a Merritt
- * deployment.
+ * its `webapps/ingestqueue` link). No token: mrt-store sends none. Registered whenever
+ * MRTQ_PUBLIC_URL is set: a job a Merritt-mode run handed off stays reachable after a switch to
+ * standalone (whose embedded store reads such URLs from the work root itself).
  */
 export function registerIngestQueue(app: FastifyInstance, root: string): void {
   app.get(`${INGEST_QUEUE_PATH}/*`, async (request: FastifyRequest, reply: FastifyReply) => {

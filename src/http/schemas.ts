@@ -249,6 +249,12 @@ const engineInfo: JsonSchema = {
       description: "job states its deployment leaves to Merritt's services",
       items: { type: 'object', properties: { state: { type: 'string' }, service: { type: 'string' } } },
     },
+    accessQueues: { ...stringList, description: 'access queues it consumes (small, large)' },
+    accessLeftToMerritt: {
+      type: 'array',
+      description: "access queues its deployment leaves to Merritt's storage service (mrt-store)",
+      items: { type: 'object', properties: { queue: { type: 'string' }, service: { type: 'string' } } },
+    },
   },
 };
 
@@ -354,5 +360,125 @@ export const timelineBody: JsonSchema = {
     },
     unreadable: { ...count, description: 'timestamps that could not be read (left out)' },
     jobs: { type: 'object', properties: { read: count, total: count } },
+  },
+};
+
+/** `POST /jobs/bulk/:action`: which action. */
+export const bulkParams = (actions: readonly string[]): JsonSchema => ({
+  type: 'object',
+  required: ['action'],
+  properties: { action: { type: 'string', enum: [...actions] } },
+});
+
+/**
+ * `POST /jobs/bulk/:action`: the filter (at least one key; every key given must match) and
+ * whether to act. The states are those of the lifecycle the queue runs, as in {@link jobQuery}.
+ */
+export const bulkBody = (lifecycle: Pick<JobLifecycle, 'states'>): JsonSchema => ({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    batch: text(30, { pattern: '^bid[0-9]+$' }),
+    collection: text(100, { description: "the job configuration's collection" }),
+    profile: text(100, { description: "the job configuration's profile_name" }),
+    state: {
+      type: 'string',
+      enum: [...lifecycle.states],
+      description: 'default: every state the lifecycle allows the action from',
+    },
+    dryRun: {
+      type: 'boolean',
+      description: 'true (the default): only say what would happen; false: do it',
+    },
+  },
+});
+
+/** The body of a bulk action (see {@link bulkBody}). */
+export interface BulkBody {
+  batch?: string;
+  collection?: string;
+  profile?: string;
+  state?: string;
+  dryRun?: boolean;
+}
+
+const bulkItem: JsonSchema = {
+  type: 'object',
+  required: ['jid', 'outcome'],
+  properties: {
+    ...{ jid: { type: 'string' }, bid: { type: 'string' }, from: { type: 'string' } },
+    outcome: { type: 'string', enum: ['would', 'done', 'refused'] },
+    to: { type: 'string', description: 'would or done: the state after' },
+    error: { type: 'string', description: 'refused: the stable code (INVALID_TRANSITION, LOCK_HELD…)' },
+    message: { type: 'string', description: 'refused: why' },
+  },
+};
+
+/** `POST /jobs/bulk/:action` answers (see src/queue/bulk-outcome.ts). */
+export const bulkReport: JsonSchema = {
+  type: 'object',
+  required: ['action', 'dryRun', 'filter', 'states', 'counts', 'refusedBy', 'items', 'truncated'],
+  properties: {
+    ...{ action: { type: 'string' }, dryRun: { type: 'boolean' } },
+    filter: {
+      type: 'object',
+      properties: {
+        ...{ batch: { type: 'string' }, collection: { type: 'string' } },
+        ...{ profile: { type: 'string' }, state: { type: 'string' } },
+      },
+    },
+    states: { ...stringList, description: 'the job states looked at' },
+    counts: {
+      type: 'object',
+      properties: { matched: count, would: count, done: count, refused: count, unreadable: count },
+    },
+    refusedBy: countsBy('refusal code'),
+    items: {
+      type: 'array',
+      items: bulkItem,
+      description: 'refused first, then the others, by jid; at most 1,000 (the counts cover all)',
+    },
+    truncated: { type: 'boolean', description: 'more items than listed' },
+  },
+};
+
+/** `GET /search`. */
+export const searchQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['q'],
+  properties: {
+    q: text(500, { description: 'a jid, bid, batch uuid, ARK, local id or the start of a title' }),
+    limit: { type: 'string', pattern: '^(?:[1-9][0-9]?|100)$', description: '1-100 (default 20)' },
+  },
+};
+
+/** `GET /search` answers (see src/queue/search.ts). */
+export const searchResult: JsonSchema = {
+  type: 'object',
+  required: ['query', 'items', 'total', 'truncated'],
+  properties: {
+    ...{ query: { type: 'string' }, total: count, truncated: { type: 'boolean' } },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['kind', 'id', 'match', 'value'],
+        properties: {
+          ...{ kind: { type: 'string', enum: ['batch', 'job'] }, id: { type: 'string' } },
+          ...{ bid: { type: 'string' }, title: { type: 'string' }, status: { type: 'string' } },
+          match: { type: 'string', enum: ['jid', 'bid', 'uuid', 'ark', 'localId', 'title'] },
+          value: { type: 'string', description: 'the stored value that matched' },
+        },
+      },
+    },
+    index: {
+      type: 'object',
+      description: 'the in-memory index ARK, local id and title matches come from (docs/http.md)',
+      properties: {
+        ...{ jobs: count, batches: count, refreshedAt: { type: 'string' } },
+        ...{ lastRead: count, lastRefreshMs: count },
+      },
+    },
   },
 };

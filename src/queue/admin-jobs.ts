@@ -28,8 +28,12 @@ async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions):
 
 /** The job's actual state ref (another tool may have written it under another priority). */
 async function findJobRef(ctx: QueueContext, job: JobRecord): Promise<string> {
+  // The ref this engine would have written is there nearly always: one exists check instead of
+  // listing a folder that may hold a hundred thousand refs (a bulk action asks once per job).
+  const expected = jobRef(job.status, job.priority, job.jobId);
+  if (await ctx.zk.exists(expected)) return expected;
   const found = await findRefIn(ctx, jobStateFolder(job.status), job.jobId);
-  return found ?? jobRef(job.status, job.priority, job.jobId);
+  return found ?? expected;
 }
 
 async function withJob(

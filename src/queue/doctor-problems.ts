@@ -75,7 +75,9 @@ export interface DoctorProblem {
  */
 export type DoctorNoteCode =
   /** A pending batch this engine leaves for Merritt's ingest (its payload is on ingest's disk). */
-  'BATCH_LEFT_PENDING';
+  | 'BATCH_LEFT_PENDING'
+  /** A job this engine leaves for Merritt's ingest in a state whose step needs its payload. */
+  | 'JOB_LEFT_FOR_INGEST';
 
 /** One note of `doctor`: same fields as a problem, never a reason to fail. */
 export interface DoctorNote {

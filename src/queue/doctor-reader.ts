@@ -14,12 +14,29 @@ export interface NodeRead {
  */
 export interface TreeReader {
   data(path: string): Promise<NodeRead | undefined>;
+  /** Several nodes in one request (multiRead), in order; undefined for each one missing. */
+  dataMany(paths: readonly string[]): Promise<(NodeRead | undefined)[]>;
   children(path: string): Promise<string[] | undefined>;
   stat(path: string): Promise<ZkStat | undefined>;
 }
 
 /** Default number of requests in flight. */
 export const DEFAULT_CONCURRENCY = 256;
+
+/**
+ * Maps `items` through `work` a window at a time, in order: a scan of 100,000 items never has
+ * more than `window` of them (and their pending requests) alive at once.
+ */
+export async function mapWindowed<T, S>(
+  items: readonly T[],
+  window: number,
+  work: (item: T) => Promise<S>,
+): Promise<S[]> {
+  const out: S[] = [];
+  for (let i = 0; i < items.length; i += window)
+    out.push(...(await Promise.all(items.slice(i, i + window).map(work))));
+  return out;
+}
 
 /** Runs at most `limit` tasks at once, in the order they were asked for. */
 export function createLimit(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
@@ -60,6 +77,7 @@ export function createTreeReader(zk: ZkClient, concurrency = DEFAULT_CONCURRENCY
   const limit = createLimit(Math.max(1, concurrency));
   return {
     data: (path) => limit(() => orUndefined(zk.getData(path))),
+    dataMany: (paths) => limit(() => zk.getDataMany(paths)),
     children: (path) => limit(() => orUndefined(zk.getChildren(path))),
     // exists() already answers undefined for a missing node.
     stat: (path) => limit(() => zk.exists(path)),

@@ -1,5 +1,5 @@
 import type { QueueContext } from './context.js';
-import { createTreeReader, type NodeRead, type TreeReader } from './doctor-reader.js';
+import { createTreeReader, mapWindowed, type NodeRead, type TreeReader } from './doctor-reader.js';
 import {
   ACCESS,
   BATCHES,
@@ -76,6 +76,9 @@ export interface LockScan {
 const OBJECT_LOCK_FOLDERS = ['storage', 'inventory', 'localid'].map((name) => `${LOCKS}/${name}`);
 const ACCESS_QUEUES = ['small', 'large'].map((name) => `${ACCESS}/${name}`);
 
+/** Items read at once; with the reader's bound on requests, enough to keep the pipeline full. */
+const SCAN_WINDOW = 1024;
+
 /** Reads the whole queue tree with at most `concurrency` requests in flight. */
 export async function scanQueue(ctx: QueueContext, concurrency?: number): Promise<QueueScan> {
   const read = createTreeReader(ctx.zk, concurrency);
@@ -86,9 +89,10 @@ export async function scanQueue(ctx: QueueContext, concurrency?: number): Promis
     scanUuids(read),
     scanOtherLocks(read),
   ]);
+  // A window at a time: 100,000 jobs asked for at once would queue half a million requests.
   const [jobs, batches] = await Promise.all([
-    Promise.all((jobIds ?? []).filter(isJobId).map((jid) => scanJob(read, jid))),
-    Promise.all((batchIds ?? []).filter(isBatchId).map((bid) => scanBatch(read, bid))),
+    mapWindowed((jobIds ?? []).filter(isJobId), SCAN_WINDOW, (jid) => scanJob(read, jid)),
+    mapWindowed((batchIds ?? []).filter(isBatchId), SCAN_WINDOW, (bid) => scanBatch(read, bid)),
   ]);
   return {
     jobs: new Map(jobs.filter((job) => job !== undefined).map((job) => [job.jid, job])),
@@ -103,19 +107,22 @@ function readIf(read: TreeReader, present: boolean, path: string): Promise<NodeR
   return present ? read.data(path) : Promise.resolve(undefined);
 }
 
+const JOB_DATA = ['status', 'bid', 'configuration', 'priority'] as const;
+
 /** Reads one job; undefined when it vanished meanwhile. */
 export async function scanJob(read: TreeReader, jid: string): Promise<JobScan | undefined> {
   const names = await read.children(jobPath(jid));
   if (!names) return undefined;
   const children = new Set(names);
-  const [status, bid, configuration, priority, lock, self] = await Promise.all([
-    readIf(read, children.has('status'), jobChild(jid, 'status')),
-    readIf(read, children.has('bid'), jobChild(jid, 'bid')),
-    readIf(read, children.has('configuration'), jobChild(jid, 'configuration')),
-    readIf(read, children.has('priority'), jobChild(jid, 'priority')),
+  // The data nodes in one request (the lock's stat tells its owner, the id node's its age).
+  const wanted = JOB_DATA.filter((name) => children.has(name));
+  const [reads, lock, self] = await Promise.all([
+    read.dataMany(wanted.map((name) => jobChild(jid, name))),
     children.has('lock') ? read.stat(jobChild(jid, 'lock')) : undefined,
     children.has('status') ? undefined : read.stat(jobPath(jid)),
   ]);
+  const node = (name: (typeof JOB_DATA)[number]): NodeRead | undefined => reads[wanted.indexOf(name)];
+  const [status, bid, configuration, priority] = JOB_DATA.map(node);
   return {
     jid,
     children,

@@ -1,5 +1,6 @@
 import type { QueueContext } from './context.js';
 import { batchNotes, checkBatches, checkUuids } from './doctor-batches.js';
+import { jobNotes } from './doctor-job-notes.js';
 import { indexRefs } from './doctor-index.js';
 import { checkJobs } from './doctor-jobs.js';
 import { checkLocks, normaliseSessionId } from './doctor-locks.js';
@@ -87,7 +88,7 @@ export async function doctor(ctx: QueueContext, options: DoctorOptions = {}): Pr
   }
   problems.sort(byPath);
   const checked = { jobs: scan.jobs.size, batches: scan.batches.size, refs: indexRefs(scan).count };
-  const notes = batchNotes(scan);
+  const notes = [...batchNotes(scan), ...jobNotes(scan, ctx.lifecycle)];
   const summary = { ...checked, problems: problems.length, notes: notes.length, ms: Date.now() - started };
   ctx.log.info(summary, 'doctor finished');
   return { ok: problems.length === 0, problems, notes, checked };

@@ -29,6 +29,10 @@ export interface EngineInfo {
   deployment?: string;
   /** The job states its deployment leaves to Merritt's services, with the service (machines/deployment.ts). */
   leftToMerritt?: { state: string; service: string }[];
+  /** The access queues it consumes; absent from a node written by an older engine. */
+  accessQueues?: string[];
+  /** The access queues its deployment leaves to Merritt's storage service (machines/deployment.ts). */
+  accessLeftToMerritt?: { queue: string; service: string }[];
   /** ISO time the process started its engine. */
   startedAt: string;
   /** Base URL of its HTTP API, when it serves one. */
@@ -138,10 +142,16 @@ function asEngine(id: string, data: Record<string, unknown>, owner: string): Eng
   const httpUrl = text('httpUrl');
   const deployment = text('deployment');
   const left = Array.isArray(data.leftToMerritt) ? data.leftToMerritt.flatMap(leftEntry) : [];
+  const accessLeft = Array.isArray(data.accessLeftToMerritt)
+    ? data.accessLeftToMerritt.flatMap(accessLeftEntry)
+    : [];
   return {
     ...info,
     ...(httpUrl ? { httpUrl } : {}),
     ...(deployment ? { deployment, leftToMerritt: left } : {}),
+    ...(Array.isArray(data.accessQueues)
+      ? { accessQueues: list('accessQueues'), accessLeftToMerritt: accessLeft }
+      : {}),
   };
 }
 
@@ -149,6 +159,12 @@ function leftEntry(entry: unknown): { state: string; service: string }[] {
   if (typeof entry !== 'object' || entry === null) return [];
   const { state, service } = entry as Record<string, unknown>;
   return typeof state === 'string' && typeof service === 'string' ? [{ state, service }] : [];
+}
+
+function accessLeftEntry(entry: unknown): { queue: string; service: string }[] {
+  if (typeof entry !== 'object' || entry === null) return [];
+  const { queue, service } = entry as Record<string, unknown>;
+  return typeof queue === 'string' && typeof service === 'string' ? [{ queue, service }] : [];
 }
 
 /** The engine processes registered now, by id. A node that vanishes while read is left out. */

@@ -1,6 +1,7 @@
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
+import { jobLeftReason, noteJobLeft } from './job-payload.js';
 import { releaseEventually, tryLock, type HeldLock } from './locks.js';
 import { jobPath, jobStateFolder, parseRefName, sortRefs } from './paths.js';
 
@@ -25,13 +26,20 @@ export interface AcquireOptions {
   skip?: (jid: string) => boolean;
   /** Called for each item skipped because another session holds its lock (to watch for its release). */
   onLocked?: (jid: string) => void;
+  /**
+   * Called for a job left to the ingest service that wrote it (its payload is on that service's
+   * disk and this state's step needs it, see job-payload.ts): not locked, its status message says
+   * why. When absent, `onInvalid` is told instead, so the caller skips it until its nodes change.
+   */
+  onLeft?: (jid: string, reason: string) => void;
 }
 
 /**
  * Takes the first job of a state folder, in priority order (lower `PP` first, then jid), whose
  * ephemeral lock this session can create. Locked items and refs whose job is gone are skipped;
  * items whose data is unreadable, or whose status does not match the folder, are reported
- * through `onInvalid` and skipped. Resolves undefined when nothing can be taken.
+ * through `onInvalid` and skipped; jobs left to the ingest service that wrote them, through
+ * `onLeft`. Resolves undefined when nothing can be taken.
  */
 export async function acquireJob(
   ctx: QueueContext,
@@ -43,6 +51,7 @@ export async function acquireJob(
   for (const name of names) {
     const parsed = parseRefName(name);
     if (!parsed || options.skip?.(parsed.jid)) continue;
+    if (await leftForIngest(ctx, parsed.jid, state, options)) continue;
     const attempt = await tryLock(ctx, jobPath(parsed.jid));
     if (!attempt.held) {
       if (attempt.reason === 'locked') options.onLocked?.(parsed.jid);
@@ -52,6 +61,32 @@ export async function acquireJob(
     if (acquired) return acquired;
   }
   return undefined;
+}
+
+/**
+ * A job left to the ingest service that wrote it is neither locked nor moved (Merritt's ingest
+ * would find it locked and pass it by): checked before the lock, from its configuration alone
+ * (one read, and one more for a job that is left).
+ */
+async function leftForIngest(
+  ctx: QueueContext,
+  jid: string,
+  state: string,
+  options: AcquireOptions,
+): Promise<boolean> {
+  const reason = await jobLeftReason(ctx, jid, state);
+  if (reason === undefined) return false;
+  // That service works on it now: watched through its lock like any job locked elsewhere, and
+  // said to be left once it lets it go (in the state it leaves it in).
+  if (await ctx.zk.exists(`${jobPath(jid)}/lock`)) {
+    options.onLocked?.(jid);
+    return true;
+  }
+  await noteJobLeft(ctx, jid, state, reason);
+  if (options.onLeft) options.onLeft(jid, reason);
+  else if (options.onInvalid) options.onInvalid(jid, new QueueError('ITEM_INVALID', reason, jobPath(jid)));
+  else ctx.log.debug({ jobId: jid, state, reason }, 'job left for the ingest service that wrote it');
+  return true;
 }
 
 async function loadLocked(

@@ -3,7 +3,8 @@ import { isZkError } from '../zk/index.js';
 import { listBatchJobs } from './batch-jobs.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
 import type { QueueContext } from './context.js';
-import { createLimit } from './doctor-reader.js';
+import { createLimit, mapWindowed } from './doctor-reader.js';
+import { indexAfterDescending, indexAfterRef, readInOrder, SCAN_WINDOW, type Read } from './listing-scan.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { readJobConfiguration } from './merritt-ingest-keys.js';
@@ -35,10 +36,13 @@ import { decodeJsonObject, decodeText } from './wire.js';
  */
 export const ITEM_CONCURRENCY = 32;
 
-/** Which slice of a list to return. */
-export type Page = { offset: number; limit: number };
-/** One page of a list and how many items match in all. */
-export type Listing<T> = { items: T[]; total: number };
+/**
+ * Which slice of a list to return: `limit` items, skipping `offset`, after the item `after` (the
+ * `next` of the page before) when given.
+ */
+export type Page = { offset: number; limit: number; after?: string };
+/** One page of a list, how many items match in all, and (when more follow) the `after` of the next page. */
+export type Listing<T> = { items: T[]; total: number; next?: string };
 
 /** A batch in a list: its status, who submitted what, and how many of its jobs sit in each folder. */
 export interface BatchSummary {
@@ -82,8 +86,6 @@ export type ShownItem =
   | { kind: 'batch'; batch: BatchRecord; report?: StatusReport; jobs: { folder: BatchFolder; jid: string }[] }
   | { kind: 'job'; job: JobRecord; lockOwner?: string };
 
-type Read<T> = { id: string; record: T } | { id: string; error: QueueError };
-
 function mapLimited<T, S>(items: T[], work: (item: T) => Promise<S>): Promise<S[]> {
   const limit = createLimit(ITEM_CONCURRENCY);
   return Promise.all(items.map((item) => limit(() => work(item))));
@@ -103,20 +105,46 @@ async function readAll<T>(ids: string[], load: (id: string) => Promise<T>): Prom
   return reads.filter((read) => read !== undefined);
 }
 
-/** Reads all candidates when a filter needs their data, else only the page; then summarises the page. */
+/** Where a page is taken from: the candidates in list order, and the index just after `page.after`. */
+type Candidates = { ids: string[]; start: number };
+
+/**
+ * Reads only the page when no filter needs the items' data; else every candidate a window at a
+ * time (counting the matches, keeping only the page's), so memory stays bounded however many
+ * there are. Then summarises the page.
+ */
 async function pageOf<T, S>(
-  ids: string[],
+  { ids, start }: Candidates,
   page: Page,
   load: (id: string) => Promise<T>,
   keep: ((read: Read<T>) => boolean) | undefined,
   summarise: (read: Read<T>) => Promise<S>,
 ): Promise<Listing<S>> {
-  const end = page.offset + page.limit;
-  const matching = keep ? (await readAll(ids, load)).filter(keep) : undefined;
-  const shown = matching
-    ? matching.slice(page.offset, end)
-    : await readAll(ids.slice(page.offset, end), load);
-  return { items: await mapLimited(shown, summarise), total: matching ? matching.length : ids.length };
+  const from = start + page.offset;
+  if (!keep) {
+    const slice = ids.slice(from, from + page.limit);
+    const items = await mapLimited(await readAll(slice, load), summarise);
+    const more = from + page.limit < ids.length;
+    return more && slice.length > 0
+      ? { items, total: ids.length, next: slice.at(-1) }
+      : { items, total: ids.length };
+  }
+  // Matches before the page's start count towards the total only.
+  let total = 0;
+  for await (const read of readInOrder(ids.slice(0, start), load, ITEM_CONCURRENCY))
+    if (keep(read)) total += 1;
+  let skipped = 0;
+  let more = false;
+  const shown: Read<T>[] = [];
+  for await (const read of readInOrder(ids.slice(start), load, ITEM_CONCURRENCY)) {
+    if (!keep(read)) continue;
+    total += 1;
+    if (skipped < page.offset) skipped += 1;
+    else if (shown.length < page.limit) shown.push(read);
+    else more = true;
+  }
+  const items = await mapLimited(shown, summarise);
+  return more ? { items, total, next: shown.at(-1)!.id } : { items, total };
 }
 
 async function childCount(ctx: QueueContext, path: string): Promise<number> {
@@ -173,7 +201,8 @@ export async function listBatches(
 ): Promise<Listing<BatchSummary>> {
   const bids = (await childrenOrEmpty(ctx, BATCHES)).filter(isBatchId).sort().reverse();
   const load = (bid: string): Promise<BatchRecord> => loadBatch(ctx, bid);
-  return pageOf(bids, page, load, batchFilter(filter), (read) => batchSummary(ctx, read));
+  const candidates = { ids: bids, start: indexAfterDescending(bids, page.after) };
+  return pageOf(candidates, page, load, batchFilter(filter), (read) => batchSummary(ctx, read));
 }
 
 async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
@@ -185,30 +214,57 @@ async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[
   }
 }
 
-/** The jobs of a state folder in priority order (refs `PP-jid` sort so). */
+/** The refs of a state folder in priority order (`PP-jid` sort so), one per job. */
 async function stateOrder(ctx: QueueContext, state: string): Promise<string[]> {
-  const refs = sortRefs(await childrenOrEmpty(ctx, jobStateFolder(state)));
-  return [...new Set(refs.map((name) => parseRefName(name)?.jid).filter((jid) => jid !== undefined))];
+  const seen = new Set<string>();
+  return sortRefs(await childrenOrEmpty(ctx, jobStateFolder(state))).filter((name) => {
+    const jid = parseRefName(name)?.jid;
+    if (jid === undefined || seen.has(jid)) return false;
+    seen.add(jid);
+    return true;
+  });
 }
 
-/** Job ids in list order: a state folder in priority order, else newest first; restricted to a batch. */
-async function jobCandidates(ctx: QueueContext, filter: JobFilter): Promise<string[]> {
+/** The candidates `keep` lets through, the start moved to match. */
+function narrowed({ ids, start }: Candidates, keep: (jid: string, i: number) => boolean): Candidates {
+  let kept = 0;
+  const out = ids.filter((jid, i) => {
+    const keeps = keep(jid, i);
+    if (keeps && i < start) kept += 1;
+    return keeps;
+  });
+  return { ids: out, start: kept };
+}
+
+/**
+ * Job ids in list order (a state folder in priority order, else newest first), restricted to a
+ * batch and a collection, and where a page after `after` starts among them.
+ */
+async function jobCandidates(ctx: QueueContext, filter: JobFilter, after?: string): Promise<Candidates> {
   let inBatch: Set<string> | undefined;
   if (filter.batch !== undefined) {
     if (!isBatchId(filter.batch) || !(await ctx.zk.exists(batchPath(filter.batch))))
       throw new QueueError('NOT_FOUND', `batch ${filter.batch} does not exist`, batchPath(filter.batch));
     inBatch = new Set((await listBatchJobs(ctx, filter.batch)).map((ref) => ref.jid));
   }
-  const allCandidates = async () =>
-    inBatch ? [...inBatch] : (await childrenOrEmpty(ctx, JOBS)).filter(isJobId);
-  const jids =
-    filter.state === undefined
-      ? (await allCandidates()).sort().reverse()
-      : await stateOrder(ctx, filter.state);
-  const candidates = inBatch ? jids.filter((jid) => inBatch.has(jid)) : jids;
+  let ordered: Candidates;
+  if (filter.state === undefined) {
+    const all = inBatch ? [...inBatch] : (await childrenOrEmpty(ctx, JOBS)).filter(isJobId);
+    const ids = all.sort().reverse();
+    ordered = { ids, start: indexAfterDescending(ids, after) };
+  } else {
+    const refs = await stateOrder(ctx, filter.state);
+    const ids = refs.map((name) => parseRefName(name)!.jid);
+    ordered = { ids, start: await indexAfterRef(ctx, refs, after) };
+  }
+  const candidates = inBatch ? narrowed(ordered, (jid) => inBatch.has(jid)) : ordered;
   if (filter.collection === undefined) return candidates;
-  const collections = await mapLimited(candidates, (jid) => collectionOf(ctx, jid));
-  return candidates.filter((_, i) => collections[i] === filter.collection);
+  // One small read per candidate, a window at a time.
+  const limit = createLimit(ITEM_CONCURRENCY);
+  const collections = await mapWindowed(candidates.ids, SCAN_WINDOW, (jid) =>
+    limit(() => collectionOf(ctx, jid)),
+  );
+  return narrowed(candidates, (_, i) => collections[i] === filter.collection);
 }
 
 /** A job's collection from its configuration alone (one read); undefined when unreadable. */
@@ -258,14 +314,43 @@ export async function listJobs(
   filter: JobFilter,
   page: Page,
 ): Promise<Listing<JobSummary>> {
-  const jids = await jobCandidates(ctx, filter);
+  const candidates = await jobCandidates(ctx, filter, page.after);
   return pageOf(
-    jids,
+    candidates,
     page,
     (jid) => loadJob(ctx, jid),
     undefined,
     (read) => jobSummary(ctx, read),
   );
+}
+
+/**
+ * Every job {@link listJobs} would list, in the same order, from just after `after`: read a
+ * window at a time and yielded as read, so a script can take 100,000 jobs in bounded memory.
+ */
+export async function* streamJobs(
+  ctx: QueueContext,
+  filter: JobFilter,
+  after?: string,
+): AsyncGenerator<JobSummary> {
+  const { ids, start } = await jobCandidates(ctx, filter, after);
+  const load = (jid: string): Promise<JobRecord> => loadJob(ctx, jid);
+  yield* readInOrder(ids.slice(start), load, ITEM_CONCURRENCY, (read) => jobSummary(ctx, read));
+}
+
+/** Every batch {@link listBatches} would list, newest first, from just after `after`, as read. */
+export async function* streamBatches(
+  ctx: QueueContext,
+  filter: BatchFilter,
+  after?: string,
+): AsyncGenerator<BatchSummary> {
+  const bids = (await childrenOrEmpty(ctx, BATCHES)).filter(isBatchId).sort().reverse();
+  const keep = batchFilter(filter) ?? (() => true);
+  const load = (bid: string): Promise<BatchRecord> => loadBatch(ctx, bid);
+  const summarise = async (read: Read<BatchRecord>) => (keep(read) ? batchSummary(ctx, read) : undefined);
+  const start = indexAfterDescending(bids, after);
+  for await (const summary of readInOrder(bids.slice(start), load, ITEM_CONCURRENCY, summarise))
+    if (summary) yield summary;
 }
 
 async function readReport(ctx: QueueContext, bid: string): Promise<StatusReport | undefined> {

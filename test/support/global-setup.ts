@@ -5,6 +5,7 @@ import 'vitest';
 import type { TestProject } from 'vitest/node';
 import { loadConfig } from '../../src/config.js';
 import { provideZooKeeper, type ProvidedZooKeeper } from '../../src/zk-server/provider.js';
+import { provideChromium } from './browser.js';
 import { contentionOf, startContention } from './contention.js';
 
 declare module 'vitest' {
@@ -32,6 +33,9 @@ export async function setup(project: TestProject): Promise<void> {
     stopContention?.();
     throw err;
   });
+  const noBrowser = provideChromium();
+  if (noBrowser)
+    console.log(`the dashboard's browser tests ${process.env.CI ? 'fail' : 'skip'}: ${noBrowser}`);
   project.provide('zkConnect', zookeeper.connectString);
   project.provide('zkPid', zookeeper.server?.pid ?? 0);
 }

@@ -19,7 +19,8 @@ export function runCli(
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { ...process.env, ZK_CONNECT: '', ...env }, timeout: timeoutMs },
+      // A large queue's `tree --json` prints hundreds of megabytes (execFile stops at 1 MiB by default).
+      { env: { ...process.env, ZK_CONNECT: '', ...env }, timeout: timeoutMs, maxBuffer: 1024 ** 3 },
       (error, stdout, stderr) => {
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { merrittJobLifecycle } from '../../../machines/index.js';
-import { BATCH_WORK } from '../../engine/engine.js';
+import type { AccessQueue } from '../../../machines/index.js';
+import { ACCESS_QUEUES, BATCH_WORK } from '../../engine/engine.js';
 import { createLogger } from '../../logger.js';
 import type { BatchWork } from '../../queue/batch-acquire.js';
 import { servedStates, startService, type Service, type ServiceOptions } from '../../service.js';
@@ -30,6 +31,7 @@ function listOf<T extends string>(what: string, allowed: readonly T[]) {
 interface ServeFlags {
   states?: string[];
   batches?: BatchWork[];
+  access?: AccessQueue[];
   steps: string;
   stepDelay: number;
   ledger?: string;
@@ -48,6 +50,7 @@ function serviceOptions(ctx: CliContext, flags: ServeFlags, signal: AbortSignal)
     zkConnect: ctx.zkFlag(),
     jobStates: flags.states,
     batchWork: flags.batches ?? (flags.states ? [] : undefined),
+    accessQueues: flags.access,
     steps: flags.steps as ServiceOptions['steps'],
     stepDelayMs: flags.stepDelay,
     ledgerFile: flags.ledger,
@@ -84,6 +87,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
       '--batches <list>',
       `batch work to do (${BATCH_WORK.join(',')}, or none); default all, or none with --states`,
       listOf('batch work', BATCH_WORK),
+    )
+    .option(
+      '--access <list>',
+      `access queues to consume (${ACCESS_QUEUES.join(',')}, or none); default both, none with MRTQ_DEPLOYMENT=merritt (Merritt's storage service consumes them there)`,
+      listOf('access queue', ACCESS_QUEUES),
     )
     .option(
       '--steps <kind>',

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import yazl from 'yazl';
@@ -15,7 +15,7 @@ export interface AssembleRequest {
   /** The version to assemble; the latest when absent. */
   version?: number;
   queue: AccessQueue;
-  /** The access request's id (`qidN`): names the zip. */
+  /** The access request's id (`qidN`): with its queue, names the zip. */
   qid: string;
   signal?: AbortSignal;
 }
@@ -60,8 +60,19 @@ async function pickVersion(dir: string, request: AssembleRequest): Promise<numbe
 }
 
 /**
+ * Where a request's zip goes: `<dataDir>/access/<queue>-<qid>.zip`. The two queues number their
+ * requests separately (`small/qid0000000001` and `large/qid0000000001` are two requests), so the
+ * queue is part of the name. Requests assembled before were written to `<qid>.zip`; nothing reads
+ * that name again (their token's `url` names the file, which stays where it is), so it is not
+ * looked for. A token never names such a file: token statuses live in `access/<uuid>/`.
+ */
+export function accessArchivePath(dataDir: string, queue: AccessQueue, qid: string): string {
+  return join(dataDir, 'access', `${queue}-${qid}.zip`);
+}
+
+/**
  * Access assembly (seed 002 access queue): zips a stored object version from the local store
- * into `<dataDir>/access/<qid>.zip`, entries under `<ark as directory name>/` (the version's
+ * into `accessArchivePath` (`<dataDir>/access/<queue>-<qid>.zip`), entries under `<ark as directory name>/` (the version's
  * files as its manifest lists them, and the manifest). The zip is written to a temporary name
  * and renamed, so a re-run after a crash replaces it whole. Requests of the large queue are
  * stored without compression: for big objects the CPU costs more than the bytes saved.
@@ -81,9 +92,8 @@ export async function assemble(request: AssembleRequest, deps: AssembleDeps): Pr
     zip.addFile(resolveInside(versionDir, entry.path), `${top}/${entry.path}`, { compress });
   zip.addFile(join(versionDir, MANIFEST_NAME), `${top}/${MANIFEST_NAME}`, { compress });
   zip.end();
-  const outDir = join(deps.dataDir, 'access');
-  await mkdir(outDir, { recursive: true });
-  const target = join(outDir, `${request.qid}.zip`);
+  const target = accessArchivePath(deps.dataDir, request.queue, request.qid);
+  await mkdir(dirname(target), { recursive: true });
   const temp = `${target}.tmp-${randomBytes(4).toString('hex')}`;
   try {
     const signal = request.signal ?? new AbortController().signal;

@@ -100,7 +100,10 @@ export interface MerrittHandOffSettings {
 export interface IngestSettings {
   /** `MRTQ_DEPLOYMENT`, default standalone. */
   deployment: DeploymentMode;
-  /** The hand-off to Merritt's services (Merritt deployment only). */
+  /**
+   * The hand-off to Merritt's services: in a Merritt deployment; standalone only when
+   * MRTQ_PUBLIC_URL is set (its `publicUrl` then names this engine's own hand-off URLs).
+   */
   merritt?: MerrittHandOffSettings;
   fetch: FetchSettings;
   containers: ContainerLimits;

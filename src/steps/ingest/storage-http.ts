@@ -1,21 +1,35 @@
+import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { DEFAULT_STORAGE_NODE } from './handoff.js';
+import { formatHandOffManifest } from './handoff-manifest.js';
+import { javaUrlEncode } from './java-url.js';
 import { OutputError } from './output-errors.js';
 import { writeFileAtomic } from './output-files.js';
 import { displayUrl, excerpt, httpCall, joinUrl } from './output-http.js';
-import type { Storage, StoreRequest, StoreResult } from './storage.js';
-import { formatStorageManifest } from './storage-manifest.js';
+import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './storage.js';
 
 /**
- * Storage behind an HTTP service. The manifest is written into the working directory
- * (`system/mrt-storage-manifest.checkm`, not listed in itself) and POSTed as JSON:
- * `{ "ark", "manifestUrl", "manifest", "fileCount" }`. A 2xx answer must be JSON with the
- * stored `version` (a number) and may name the stored manifest's `manifestUrl`; anything else
- * fails naming the status and the start of the answer. Idempotency is the service's part: it
- * receives the identical manifest when a step is re-run.
+ * Storage behind mrt-store's synchronous HTTP API: the legacy protocol Merritt's ingest spoke
+ * before Storing went through ZooKeeper (merritt-protocols.md §1, "Legacy protocol"; ingest's
+ * `HandlerTransfer` at 375a0c0, mrt-store's `JerseyStorage`), whose endpoints mrt-store still
+ * serves. `POST {MRTQ_STORAGE_URL}/add/{node}/{ark}` (or `/update/…`), form-urlencoded, headers
+ * `JID` and `hostname`; fields `t=json`, `manifest=<mrt-add-manifest>` or, from 1 MB, `url=` the
+ * manifest's URL, and `delete` on an update. 200 is success, with the version in
+ * `ver:versionState.ver:identifier`; 400 is a request mrt-store refuses (not retried), anything
+ * else the service unavailable. The worker pick (`GET {service}/hostname`) is not made: the
+ * configured URL is used as it is, as ingest did when the answer was `localhost` or `N/A`.
+ * Idempotency is the service's part: it receives the identical manifest when a step is re-run.
  */
 
+/** The manifest as written to the working directory (not listed in itself), for `url=`. */
 export const HTTP_MANIFEST_FILE = 'system/mrt-storage-manifest.checkm';
+
+/** From this size on the manifest goes by URL (`StorageUtil`: "manifest under 1 MB"). */
+export const INLINE_MANIFEST_LIMIT = 1024 * 1024;
+
+/** `StorageUtil.STORAGE_CONNECT_TIMEOUT`: 48 hours (no retry). */
+const LEGACY_TIMEOUT_MS = 48 * 3600_000;
 
 export interface HttpStorageOptions {
   /** Root of the working directories: file URLs are `filesBaseUrl` + the path below it. */
@@ -33,31 +47,51 @@ function urlMaker(request: StoreRequest, options: HttpStorageOptions): (path: st
   return (path) => joinUrl(base, `${jobPart}/${path.split('/').map(encodeURIComponent).join('/')}`);
 }
 
-function parseAnswer(text: string): { version: number; manifestUrl?: string } | undefined {
+/** The version in mrt-store's JSON answer (`ver:versionState` → `ver:identifier`), if any. */
+function versionOf(text: string): number | undefined {
   try {
-    const json = JSON.parse(text) as { version?: unknown; manifestUrl?: unknown };
-    if (typeof json.version !== 'number' || !Number.isInteger(json.version) || json.version < 1)
-      return undefined;
-    return typeof json.manifestUrl === 'string'
-      ? { version: json.version, manifestUrl: json.manifestUrl }
-      : { version: json.version };
+    const json = JSON.parse(text) as Record<string, unknown>;
+    const state = json['ver:versionState'] as Record<string, unknown> | undefined;
+    const version = Number(state?.['ver:identifier']);
+    return Number.isInteger(version) && version >= 1 ? version : undefined;
   } catch {
     return undefined;
   }
 }
 
-async function post(url: string, timeoutMs: number, body: string, signal: AbortSignal) {
+/** The form fields: the manifest inline below 1 MB, else its URL; `delete` on an update. */
+async function formOf(
+  request: StoreRequest | UpdateRequest,
+  options: HttpStorageOptions,
+): Promise<URLSearchParams> {
+  const urlOf = urlMaker(request, options);
+  const rows = request.files.map((file) => ({ ...file, url: urlOf(file.path) }));
+  const manifest = formatHandOffManifest(rows);
+  await writeFileAtomic(join(request.workDir, HTTP_MANIFEST_FILE), manifest);
+  const form = new URLSearchParams({ t: 'json' });
+  if (Buffer.byteLength(manifest) < INLINE_MANIFEST_LIMIT) form.set('manifest', manifest);
+  else form.set('url', urlOf(HTTP_MANIFEST_FILE));
+  // HandlerTransfer's deleteField: a newline after every path.
+  if ('deletes' in request) form.set('delete', request.deletes.map((path) => `${path}\n`).join(''));
+  return form;
+}
+
+async function post(url: string, request: StoreRequest, form: URLSearchParams, timeoutMs: number) {
   try {
     return await httpCall({
       url,
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(request.jobId ? { JID: request.jobId } : {}),
+        hostname: hostname(),
+      },
+      body: form.toString(),
       timeoutMs,
-      signal,
+      signal: request.signal,
     });
   } catch (err) {
-    signal.throwIfAborted();
+    request.signal.throwIfAborted();
     const why = err instanceof Error ? err.message : String(err);
     throw new OutputError('STORAGE_FAILED', `storage ${displayUrl(url)} unreachable: ${why}`, {
       cause: err,
@@ -66,34 +100,35 @@ async function post(url: string, timeoutMs: number, body: string, signal: AbortS
   }
 }
 
-/** The HTTP storage client. */
+/** The HTTP storage client (mrt-store's legacy API). */
 export function createHttpStorage(
   endpoint: { url: string; timeoutMs?: number },
   options: HttpStorageOptions,
 ): Storage {
+  const base = endpoint.url.replace(/\/+$/, '');
+  const send = async (action: 'add' | 'update', request: StoreRequest): Promise<StoreResult> => {
+    const target = `${request.node ?? DEFAULT_STORAGE_NODE}/${javaUrlEncode(request.ark)}`;
+    const url = `${base}/${action}/${target}`;
+    const form = await formOf(request, options);
+    const answer = await post(url, request, form, endpoint.timeoutMs ?? LEGACY_TIMEOUT_MS);
+    const version = answer.status === 200 ? versionOf(answer.text) : undefined;
+    if (version === undefined) {
+      const why =
+        answer.status === 200
+          ? 'expected JSON with ver:versionState.ver:identifier'
+          : answer.status === 400
+            ? 'REQUEST_INVALID: mrt-store refused the request'
+            : 'EXTERNAL_SERVICE_UNAVAILABLE';
+      throw new OutputError(
+        'STORAGE_FAILED',
+        `storage ${displayUrl(url)} answered ${answer.status} "${excerpt(answer.text)}" for ${request.ark} (${why})`,
+        { retryable: answer.status !== 400 && answer.status !== 200 },
+      );
+    }
+    return { version, manifestUrl: `${base}/manifest/${target}` };
+  };
   return {
-    async store(request: StoreRequest): Promise<StoreResult> {
-      const urlOf = urlMaker(request, options);
-      const manifest = formatStorageManifest(request.files, urlOf);
-      await writeFileAtomic(join(request.workDir, HTTP_MANIFEST_FILE), manifest);
-      const manifestUrl = urlOf(HTTP_MANIFEST_FILE);
-      const body = JSON.stringify({
-        ark: request.ark,
-        manifestUrl,
-        manifest,
-        fileCount: request.files.length,
-      });
-      const answer = await post(endpoint.url, endpoint.timeoutMs ?? 300_000, body, request.signal);
-      const stored = answer.status >= 200 && answer.status < 300 ? parseAnswer(answer.text) : undefined;
-      if (!stored) {
-        throw new OutputError(
-          'STORAGE_FAILED',
-          `storage ${displayUrl(endpoint.url)} answered ${answer.status} "${excerpt(answer.text)}" ` +
-            `for ${request.ark} (expected 2xx JSON with a version)`,
-          { retryable: answer.status >= 500 },
-        );
-      }
-      return { version: stored.version, manifestUrl: stored.manifestUrl ?? manifestUrl };
-    },
+    store: (request) => send('add', request),
+    update: (request) => send('update', request),
   };
 }

@@ -12,6 +12,10 @@ export interface StoreRequest {
   workDir: string;
   files: StoreFile[];
   signal: AbortSignal;
+  /** The storage node the store node's `mode` names (an HTTP storage service's `add/{node}/…`). */
+  node?: number;
+  /** The job stored, sent to an HTTP storage service as mrt-store's legacy `JID` header. */
+  jobId?: string;
 }
 
 /** An update (merritt-protocols.md §1): `files` added or replacing, `deletes` removed, the rest kept. */

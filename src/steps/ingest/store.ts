@@ -6,7 +6,7 @@ import type { MerrittJobSteps } from '../contracts.js';
 import type { IngestSettings } from './contracts.js';
 import type { Fetcher } from './fetch.js';
 import { storeNodeDeletes } from './delete-list.js';
-import { requireStoreNode } from './handoff.js';
+import { INGEST_QUEUE_PATH, requireStoreNode } from './handoff.js';
 import { OutputError } from './output-errors.js';
 import { isBelow, resolveInside } from './output-files.js';
 import { withObjectLock } from './output-lock.js';
@@ -17,25 +17,52 @@ import type { ManifestRow } from './storage-manifest.js';
 
 /** What the storing step is built from. */
 export interface StoreDeps {
-  settings: Pick<IngestSettings, 'workRoot' | 'storageLockWaitMs'>;
+  settings: Pick<IngestSettings, 'workRoot' | 'storageLockWaitMs' | 'merritt'>;
   storage: Storage;
   fetcher: Pick<Fetcher, 'text' | 'toFile'>;
   queue: QueueContext;
 }
 
-/** A `file://` URL's path when it lies inside `dir`, else undefined. */
-function localPathInside(url: string, dir: string): string | undefined {
-  if (!url.startsWith('file:')) return undefined;
-  try {
-    const path = resolve(fileURLToPath(url));
-    return isBelow(dir, path) ? path : undefined;
-  } catch {
+/**
+ * The file a URL of this engine's own `{MRTQ_PUBLIC_URL}/ingestqueue/…` names under the work root
+ * (what routes-ingest-queue.ts would serve), else undefined. A job a Merritt-mode run handed off
+ * names such URLs; read from disk, its storing needs no HTTP round trip to this very process (and
+ * no /ingestqueue route, nor a public URL that answers from here).
+ */
+function ownIngestQueuePath(url: string, settings: StoreDeps['settings']): string | undefined {
+  const publicUrl = settings.merritt?.publicUrl;
+  if (!publicUrl || !URL.canParse(url) || !URL.canParse(publicUrl)) return undefined;
+  const base = new URL(publicUrl);
+  const target = new URL(url);
+  const prefix = `${base.pathname.replace(/\/+$/, '')}${INGEST_QUEUE_PATH}/`;
+  if (target.origin !== base.origin || !target.pathname.startsWith(prefix) || target.search !== '')
     return undefined;
+  try {
+    const segments = target.pathname.slice(prefix.length).split('/').map(decodeURIComponent);
+    if (segments.some((segment) => ['', '.', '..'].includes(segment) || /[\\/]/.test(segment)))
+      return undefined;
+    return resolve(settings.workRoot, ...segments);
+  } catch {
+    return undefined; // a malformed escape: not a URL this engine wrote
   }
 }
 
+/**
+ * The path of a file URL inside `dir`: a `file://` URL, or one of this engine's own ingestqueue
+ * URLs (ownIngestQueuePath); undefined for anything else (fetched).
+ */
+function localPathInside(settings: StoreDeps['settings'], url: string, dir: string): string | undefined {
+  let path: string | undefined;
+  try {
+    path = url.startsWith('file:') ? resolve(fileURLToPath(url)) : ownIngestQueuePath(url, settings);
+  } catch {
+    return undefined;
+  }
+  return path !== undefined && isBelow(dir, path) ? path : undefined;
+}
+
 async function readManifest(deps: StoreDeps, url: string, workDir: string, signal: AbortSignal) {
-  const local = localPathInside(url, workDir);
+  const local = localPathInside(deps.settings, url, workDir);
   const text = local ? await readFile(local, 'utf8') : await deps.fetcher.text(url, { signal });
   try {
     return parseHandOffManifest(text);
@@ -52,14 +79,15 @@ async function readManifest(deps: StoreDeps, url: string, workDir: string, signa
 
 /**
  * Every file of the manifest in the working directory under its name: files already there (the
- * embedded case: processing listed them by `file://` URL) are used as they are, others are
+ * embedded case: processing listed them by `file://` URL, or by this engine's own ingestqueue
+ * URL when it ran in Merritt mode) are used as they are, others are
  * fetched and checked against the manifest's size and digest.
  */
 async function stageFiles(deps: StoreDeps, rows: ManifestRow[], workDir: string, signal: AbortSignal) {
   const files: StoreFile[] = [];
   for (const row of rows) {
     const target = resolveInside(workDir, row.path);
-    if (localPathInside(row.url, workDir) !== target) {
+    if (localPathInside(deps.settings, row.url, workDir) !== target) {
       await mkdir(dirname(target), { recursive: true });
       await deps.fetcher.toFile(row.url, target, {
         signal,
@@ -89,7 +117,8 @@ export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
     if (rows.length === 0)
       throw new OutputError('HANDOFF_INVALID', `the manifest at ${handOff.manifest_url} lists no files`);
     const files = await stageFiles(deps, rows, workDir, signal);
-    const { ark } = handOff;
+    const { ark, node } = handOff;
+    const jobId = job.jobId;
     const deletes = handOff.action === 'update' ? storeNodeDeletes(handOff.delete) : [];
     const stored = await withObjectLock(
       deps.queue,
@@ -98,8 +127,8 @@ export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
       { signal, log, limitMs: deps.settings.storageLockWaitMs },
       () =>
         handOff.action === 'update'
-          ? updateObject(deps.storage, { ark, workDir, files, deletes, signal })
-          : deps.storage.store({ ark, workDir, files, signal }),
+          ? updateObject(deps.storage, { ark, workDir, files, deletes, signal, node, jobId })
+          : deps.storage.store({ ark, workDir, files, signal, node, jobId }),
     );
     await writeStoredVersion(workDir, { ark, ...stored });
     log.info(

@@ -98,7 +98,8 @@ describe('batches left for Merritt’s ingest, the deployment as /engines and th
   it('the start-up line and GET /engines name the deployment and the states left to Merritt', async () => {
     const startLine = lines.find((l) => l.deployment === 'merritt');
     expect(startLine?.msg).toBe(
-      "Merritt deployment: states left to Merritt's services: storing (storage), recording (inventory)",
+      "Merritt deployment: states left to Merritt's services: storing (storage), recording (inventory); " +
+        'access queues left to Merritt: small (storage), large (storage); served here: none',
     );
     const engines = (await (await fetch(`${service.httpUrl}/engines`)).json()) as {
       items: Record<string, unknown>[];

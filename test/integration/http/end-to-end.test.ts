@@ -271,6 +271,8 @@ describe('the API end to end: a real listening server and a real engine (simulat
           'GET /jobs/{jid}',
         ],
         ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete', 'fail']),
+        // Bulk actions and search (issue 21).
+        ...['POST /jobs/bulk/{action}', 'GET /search'],
         ...actions('/batches/{bid}', ['hold', 'release', 'update-report', 'delete']),
         ...actions('/queues/{queue}', ['pause', 'resume']),
         ...actions('/collections/{mnemonic}', ['hold', 'release']),

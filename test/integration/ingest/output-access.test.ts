@@ -68,7 +68,7 @@ describe('access assembly', () => {
   it('zips the latest stored version with its manifest, compressed for the small queue', async () => {
     const result = await assemble({ ark: ARK, queue: 'small', qid: 'qid0000000001' }, { dataDir });
     const path = fileURLToPath(result.url);
-    expect(path).toBe(join(dataDir, 'access', 'qid0000000001.zip'));
+    expect(path).toBe(join(dataDir, 'access', 'small-qid0000000001.zip'));
     expect(result).toMatchObject({ version: 2, size: (await stat(path)).size });
     const entries = await readZip(path);
     expect(entries.map((e) => e.name)).toEqual([

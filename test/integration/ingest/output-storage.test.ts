@@ -2,12 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
 import { createStorage, type StoreFile } from '../../../src/steps/ingest/storage.js';
-import { HTTP_MANIFEST_FILE } from '../../../src/steps/ingest/storage-http.js';
 import { parseStorageManifest } from '../../../src/steps/ingest/storage-manifest.js';
-import { startHttpRecorder, type HttpRecorder } from '../../support/http-recorder.js';
 import { prepareWorkDir, sha } from './output-fixtures.js';
 
 const signal = new AbortController().signal;
@@ -107,70 +105,4 @@ describe('the local object store', () => {
   });
 });
 
-describe('the HTTP storage client', () => {
-  let server: HttpRecorder;
-  let root: string;
-  let workDir: string;
-  let files: StoreFile[];
-
-  beforeAll(async () => {
-    server = await startHttpRecorder();
-    root = await mkdtemp(join(tmpdir(), 'mrtq-store-http-'));
-    workDir = join(root, 'work', 'bid1', 'jid1');
-    files = (await prepareWorkDir(workDir, { 'a b.txt': 'x' })).files;
-  });
-  afterAll(async () => {
-    await server.close();
-    await rm(root, { recursive: true, force: true });
-  });
-
-  const storage = () =>
-    createStorage(
-      {
-        dataDir: join(root, 'data'),
-        workRoot: join(root, 'work'),
-        storage: { kind: 'http', url: `${server.url}/add` },
-      },
-      { filesBaseUrl: 'http://ingest.example/work/' },
-    );
-
-  it('POSTs the manifest and its URL, and returns the version storage answers', async () => {
-    server.script({
-      status: 200,
-      contentType: 'application/json',
-      body: '{"version":3,"manifestUrl":"http://s/m3"}',
-    });
-    expect(await storage().store({ ark: ARK, workDir, files, signal })).toEqual({
-      version: 3,
-      manifestUrl: 'http://s/m3',
-    });
-    const request = server.requests.at(-1)!;
-    expect(request.headers['content-type']).toBe('application/json');
-    const body = JSON.parse(request.body) as {
-      ark: string;
-      manifestUrl: string;
-      manifest: string;
-      fileCount: number;
-    };
-    expect(body.ark).toBe(ARK);
-    expect(body.fileCount).toBe(1);
-    expect(body.manifestUrl).toBe('http://ingest.example/work/bid1/jid1/system/mrt-storage-manifest.checkm');
-    expect(body.manifest).toContain(
-      `http://ingest.example/work/bid1/jid1/producer/a%20b.txt | sha256 | ${sha('x')} | 1 |`,
-    );
-    expect(await readFile(join(workDir, HTTP_MANIFEST_FILE), 'utf8')).toBe(body.manifest);
-  });
-
-  it('fails with the status and the start of the answer when storage refuses', async () => {
-    server.script({ status: 503, body: 'storage node 9501 is offline' });
-    const err: unknown = await storage()
-      .store({ ark: ARK, workDir, files, signal })
-      .catch((e: unknown) => e);
-    expect(isOutputError(err, 'STORAGE_FAILED') && err.retryable).toBe(true);
-    expect((err as Error).message).toContain('answered 503 "storage node 9501 is offline"');
-    server.script({ status: 200, body: '<ok/>' });
-    await expect(storage().store({ ark: ARK, workDir, files, signal })).rejects.toThrow(
-      /expected 2xx JSON with a version/,
-    );
-  });
-});
+// The HTTP storage client (mrt-store's legacy API): storage-http-legacy.test.ts.

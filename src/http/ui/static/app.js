@@ -9,6 +9,7 @@ import { renderBatches } from './view-batches.js';
 import { renderJob } from './view-job.js';
 import { renderJobs } from './view-jobs.js';
 import { renderOverview } from './view-overview.js';
+import { renderSearch, searchBox } from './view-search.js';
 
 // The dashboard's shell: views addressed by the URL fragment (#/batches/bid…), the token form,
 // and the live stream whose transitions each view turns into refreshes.
@@ -20,6 +21,7 @@ const ROUTES = [
   { pattern: /^\/jobs$/, nav: 'jobs', render: renderJobs },
   { pattern: /^\/jobs\/([^/]+)$/, nav: 'jobs', render: renderJob },
   { pattern: /^\/access$/, nav: 'access', render: renderAccess },
+  { pattern: /^\/search$/, nav: 'search', render: renderSearch },
 ];
 
 let current;
@@ -91,5 +93,6 @@ document.getElementById('skip').addEventListener('click', (event) => {
 });
 window.addEventListener('hashchange', () => void show(true));
 tokenForm();
+searchBox();
 liveUpdates();
 void show(false);

@@ -1,5 +1,6 @@
 /* global document */
 import { actionBar, notify } from './actions.js';
+import { bulkBar } from './bulk.js';
 import { getJson } from './api.js';
 import { age, badge, facts, fill, formatTime, h, section, table, when } from './dom.js';
 import { throttle } from './live.js';
@@ -139,6 +140,7 @@ export async function renderBatch(main, { id }) {
         ['Trace', traceCell(item.trace)],
       ]),
       actionBar('batch', bid, batch.status, item.allowedActions, refresh),
+      section('Bulk actions on its jobs', 'batch-bulk', bulkBar({ batch: bid }, `of batch ${bid}`, refresh)),
       section('Jobs by batch folder', 'batch-jobs', jobTables(item, summaries)),
       section('Status report', 'batch-report', report(item)),
       section('Timeline', 'batch-timeline', timeline(derived, live)),

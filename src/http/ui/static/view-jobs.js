@@ -1,11 +1,26 @@
 /* global document, URLSearchParams */
 import { notify } from './actions.js';
+import { bulkBar } from './bulk.js';
 import { getJobStates, getJson } from './api.js';
 import { age, badge, fill, h, table } from './dom.js';
 import { throttle } from './live.js';
 import { filterForm, pager, PAGE } from './view-batches.js';
 
 // Jobs by state (in priority order) or newest first, optionally of one batch.
+
+/** Bulk buttons over the jobs the filter selects; none without a filter (never "every job"). */
+function bulkOf(query, refresh) {
+  const filter = {};
+  for (const key of ['batch', 'state', 'collection']) if (query.get(key)) filter[key] = query.get(key);
+  const parts = Object.entries(filter).map(([key, value]) => `${key} ${value}`);
+  if (parts.length === 0)
+    return h(
+      'p',
+      { class: 'note', id: 'bulk' },
+      'Filter by state or batch to act on every matching job at once.',
+    );
+  return bulkBar(filter, `with ${parts.join(' and ')}`, refresh);
+}
 
 export async function renderJobs(main, { query }) {
   const states = await getJobStates();
@@ -46,6 +61,7 @@ export async function renderJobs(main, { query }) {
         empty: 'No job matches.',
       }),
       pager('#/jobs', query, list.total),
+      bulkOf(query, refresh),
     );
   };
   main.replaceChildren(

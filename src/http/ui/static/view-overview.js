@@ -74,11 +74,25 @@ function heldRows(collections, refresh) {
   ]);
 }
 
+/**
+ * An engine's deployment and what it leaves to Merritt's services (job states, access queues),
+ * as it announced them; an engine of an older version announces no deployment.
+ */
+function deploymentCell(e) {
+  if (!e.deployment) return 'unknown';
+  const left = [
+    ...(e.leftToMerritt ?? []).map((l) => `${l.state} (${l.service})`),
+    ...(e.accessLeftToMerritt ?? []).map((l) => `access ${l.queue} (${l.service})`),
+  ];
+  return left.length > 0 ? `${e.deployment}; left to Merritt: ${left.join(', ')}` : e.deployment;
+}
+
 function engineRows(engines) {
   return engines.map((e) => [
     e.id,
     `${e.host} (pid ${e.pid})`,
     e.version,
+    deploymentCell(e),
     e.states.join(', ') || 'none',
     e.batchWork.join(', ') || 'none',
     e.startedAt ? `${formatTime(e.startedAt)} (${age(e.startedAt)} ago)` : '',
@@ -173,9 +187,17 @@ export async function renderOverview(main) {
       regions.engines,
       table({
         id: 'engines',
-        columns: ['Engine', 'Host', 'Version', 'Job states', 'Batch work', 'Started', 'HTTP', 'Session'].map(
-          (label, i) => ({ label, rowHeader: i === 0 }),
-        ),
+        columns: [
+          'Engine',
+          'Host',
+          'Version',
+          'Deployment',
+          'Job states',
+          'Batch work',
+          'Started',
+          'HTTP',
+          'Session',
+        ].map((label, i) => ({ label, rowHeader: i === 0 })),
         rows: engineRows(overview.engines),
         empty: 'No engine process is registered.',
       }),

@@ -1,0 +1,111 @@
+import type { QueueContext } from './context.js';
+import { createLimit } from './doctor-reader.js';
+import { isQueueError, type QueueError } from './errors.js';
+import { jobChild, parseRefName, refName } from './paths.js';
+import { decodeText } from './wire.js';
+import { isZkError } from '../zk/index.js';
+
+/**
+ * The machinery behind paged and streamed lists (src/queue/listing.ts): items are read a window
+ * at a time in list order, so a list of 100,000 jobs is read with bounded requests in flight and
+ * bounded memory, and a page resumes after the last id of the one before (`after`).
+ */
+
+/** One candidate as read: its record, or why it cannot be read. */
+export type Read<T> = { id: string; record: T } | { id: string; error: QueueError };
+
+/** Items read at once while walking a list; reads are bounded further by the limit given. */
+export const SCAN_WINDOW = 256;
+
+/** Reads one id; undefined when the item vanished, its error when it cannot be read. */
+async function readOne<T>(id: string, load: (id: string) => Promise<T>): Promise<Read<T> | undefined> {
+  try {
+    return { id, record: await load(id) };
+  } catch (err) {
+    if (isQueueError(err, 'NOT_FOUND')) return undefined;
+    if (isQueueError(err)) return { id, error: err };
+    throw err;
+  }
+}
+
+/**
+ * Reads `ids` in order, a window at a time with at most `concurrency` loads in flight, and yields
+ * each read as its turn comes; vanished items are left out. With `summarise`, each read is
+ * summarised in the same window (its own requests in flight beside the others').
+ */
+export function readInOrder<T>(
+  ids: readonly string[],
+  load: (id: string) => Promise<T>,
+  concurrency: number,
+): AsyncGenerator<Read<T>>;
+export function readInOrder<T, S>(
+  ids: readonly string[],
+  load: (id: string) => Promise<T>,
+  concurrency: number,
+  summarise: (read: Read<T>) => Promise<S>,
+): AsyncGenerator<S>;
+export async function* readInOrder<T, S>(
+  ids: readonly string[],
+  load: (id: string) => Promise<T>,
+  concurrency: number,
+  summarise?: (read: Read<T>) => Promise<S>,
+): AsyncGenerator<Read<T> | S> {
+  const limit = createLimit(concurrency);
+  const one = async (id: string): Promise<Read<T> | S | undefined> => {
+    const read = await readOne(id, load);
+    return read && summarise ? summarise(read) : read;
+  };
+  const startWindow = (start: number): Promise<(Read<T> | S | undefined)[]> => {
+    const window = Promise.all(ids.slice(start, start + SCAN_WINDOW).map((id) => limit(() => one(id))));
+    window.catch(() => undefined); // taken (and thrown) when its turn comes
+    return window;
+  };
+  let window = startWindow(0);
+  for (let start = 0; start < ids.length; start += SCAN_WINDOW) {
+    const reads = await window;
+    // The next window is read while this one is taken.
+    window = startWindow(start + SCAN_WINDOW);
+    for (const read of reads) if (read !== undefined) yield read;
+  }
+  await window;
+}
+
+/**
+ * Where a page after `after` starts in ids sorted newest first (`bid`/`jid` descending): just
+ * after it, or, when it is gone meanwhile, at the first id older than it.
+ */
+export function indexAfterDescending(ids: readonly string[], after: string | undefined): number {
+  if (after === undefined) return 0;
+  const found = ids.indexOf(after);
+  if (found >= 0) return found + 1;
+  const older = ids.findIndex((id) => id < after);
+  return older >= 0 ? older : ids.length;
+}
+
+/**
+ * Where a page after job `after` starts in a state folder's refs (sorted, `PP-jid`): just after
+ * its ref; when it has left the folder meanwhile, where a ref with its current priority would sort
+ * (priority 5 when unreadable), so the page goes on with the jobs that sort after it.
+ */
+export async function indexAfterRef(
+  ctx: QueueContext,
+  refs: readonly string[],
+  after: string | undefined,
+): Promise<number> {
+  if (after === undefined) return 0;
+  const found = refs.findIndex((name) => parseRefName(name)?.jid === after);
+  if (found >= 0) return found + 1;
+  const key = refName(await priorityOf(ctx, after), after);
+  const later = refs.findIndex((name) => name > key);
+  return later >= 0 ? later : refs.length;
+}
+
+async function priorityOf(ctx: QueueContext, jid: string): Promise<number> {
+  try {
+    const value = Number(decodeText((await ctx.zk.getData(jobChild(jid, 'priority'))).data));
+    return Number.isSafeInteger(value) ? value : 5;
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return 5;
+    throw err;
+  }
+}
