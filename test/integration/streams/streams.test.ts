@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { children$, data$ } from '../../../src/streams/index.js';
+import { isZkError } from '../../../src/zk/index.js';
+import { eventually } from '../../support/eventually.js';
 import { batchProcessingEmpty$, queuePaused$ } from '../../../src/streams/queue-events.js';
 import { connectZk, type ZkClient } from '../../../src/zk/index.js';
 import { Recorder } from '../../support/observe.js';
@@ -129,7 +131,21 @@ describe('streams across a server restart and a lost session', () => {
     const session = steady.sessionId;
     await server.server.stop();
     await server.server.start();
-    await other.create('/r/after-restart');
+    // The other client reconnects on its own backoff; a busy machine may take longer than one
+    // request waits, and a create whose answer was lost may have been applied.
+    await eventually(
+      () =>
+        other.create('/r/after-restart').then(
+          () => true,
+          (err: unknown) => {
+            if (isZkError(err, 'NODE_EXISTS')) return true;
+            throw err;
+          },
+        ),
+      (created) => created,
+      30_000,
+      200,
+    );
     await rec.next((v) => same(v, ['after-restart']));
     expect(steady.sessionId).toBe(session);
     rec.stop();

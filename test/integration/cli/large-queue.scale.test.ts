@@ -7,8 +7,8 @@ import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 /**
- * The CLI on a large queue (issue 21, item 5). MRTQ_LARGE_QUEUE_JOBS raises the count
- * (`npm run test:large` runs 100,000); the normal suite runs 20,000, where `tree --json` used to
+ * The CLI on a large queue (issue 21, item 5), run alone by `npm run test:large`: 20,000 jobs,
+ * or MRTQ_LARGE_QUEUE_JOBS of them (100,000 by hand). At 20,000 `tree --json` used to
  * die with CONNECTION_LOSS (one burst of every read silenced the session's watchdog).
  */
 const chroot = useZkChroot();
