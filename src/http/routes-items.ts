@@ -23,11 +23,13 @@ import {
 /** Default page size of the lists. */
 export const DEFAULT_LIMIT = 50;
 
-/** `offset` and `limit` from the query (digit strings, checked by the schema). */
-type Paging = { offset?: string; limit?: string };
+/** `offset`, `limit` and the cursor `after` from the query (checked by the schema). */
+type Paging = { offset?: string; limit?: string; after?: string };
 
 function pageOf(query: Paging): Page {
-  return { offset: Number(query.offset ?? 0), limit: Number(query.limit ?? DEFAULT_LIMIT) };
+  const page: Page = { offset: Number(query.offset ?? 0), limit: Number(query.limit ?? DEFAULT_LIMIT) };
+  if (query.after) page.after = query.after;
+  return page;
 }
 
 /** The submission node written for an API submission (the same keys `mrtq submit` writes). */

@@ -116,7 +116,12 @@ export interface ActionBody {
 
 const digits = { type: 'string', pattern: '^[0-9]{1,9}$' };
 const paging = {
-  offset: { ...digits, description: 'items to skip (default 0)' },
+  offset: { ...digits, description: 'items to skip (default 0; after `after` when both are given)' },
+  after: {
+    type: 'string',
+    pattern: '^(?:bid|jid)[0-9]{10}$',
+    description: "a cursor: the list continues after this item (a page's `next`)",
+  },
   limit: {
     type: 'string',
     pattern: '^(?:[1-9][0-9]?|[1-4][0-9]{2}|500)$',
@@ -222,7 +227,11 @@ const jobSummary: JsonSchema = {
 const listOf = (item: JsonSchema): JsonSchema => ({
   type: 'object',
   required: ['items', 'total'],
-  properties: { items: { type: 'array', items: item }, total: count },
+  properties: {
+    items: { type: 'array', items: item },
+    total: count,
+    next: { type: 'string', description: 'when more items follow: the `after` of the next page' },
+  },
 });
 
 /** `GET /batches` and `GET /jobs` answers. */

@@ -64,6 +64,26 @@ describe('API routes over a real ZooKeeper (inject)', () => {
     expect(listed.json<{ items: { bid: string }[] }>().items.map((b) => b.bid)).toContain(bid);
   });
 
+  it('pages batches by cursor: following `next` as `after` lists every batch once, newest first', async () => {
+    for (const n of [1, 2, 3, 4, 5]) await post('/batches', { ...submission, uuid: `u-cursor-${n}` });
+    const all = (await get('/batches?limit=500')).json<{ items: { bid: string }[]; total: number }>();
+    const walked: string[] = [];
+    let after: string | undefined;
+    for (let pages = 0; pages < 100; pages++) {
+      const res = await get(`/batches?limit=2${after ? `&after=${after}` : ''}`);
+      expect(res.statusCode).toBe(200);
+      const page = res.json<{ items: { bid: string }[]; total: number; next?: string }>();
+      expect(page.total).toBe(all.total);
+      walked.push(...page.items.map((b) => b.bid));
+      if (!page.next) break;
+      expect(page.next).toBe(page.items.at(-1)!.bid);
+      after = page.next;
+    }
+    expect(all.total).toBeGreaterThanOrEqual(5);
+    expect(walked).toEqual(all.items.map((b) => b.bid));
+    expect((await get('/batches?after=not-a-bid')).statusCode).toBe(400);
+  });
+
   it('refuses an unknown profile and a digest of the wrong length with 400 naming them', async () => {
     const unknown = await post('/batches', { ...submission, profile: 'nosuch' });
     expect(unknown.statusCode).toBe(400);
