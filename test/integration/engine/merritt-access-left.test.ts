@@ -1,10 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
 import { loadAccess } from '../../../src/queue/access.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { startService, type Service, type ServiceOptions } from '../../../src/service.js';
@@ -13,6 +10,7 @@ import { freePort } from '../../../src/zk-server/free-port.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { capturingLogger, merrittConfig, type LogLine } from '../../support/merritt-service.js';
 
 // merritt-protocols.md §7: in a Merritt deployment mrt-store queues access (assembly) requests and
 // its own Consumer takes them. An engine serving the access queues there took each one and failed
@@ -20,8 +18,6 @@ import { useZkChroot } from '../../support/zk-chroot.js';
 // Merritt's storage service unless `mrtq serve --access` opts in.
 
 const chroot = useZkChroot();
-type LogLine = Record<string, unknown> & { level: number; msg: string };
-
 /** A request as mrt-store queues it through mrt-zk's Access.createAssembly: id node, token, status. */
 async function storeQueuesAccess(zk: ZkClient, queue: 'small' | 'large'): Promise<string> {
   const created = await zk.create(`/access/${queue}/qid`, null, 'persistent_sequential');
@@ -48,24 +44,15 @@ describe("access queues in a Merritt deployment are Merritt's storage service's 
   async function start(options: Pick<ServiceOptions, 'accessQueues'>): Promise<Service> {
     lines = [];
     const port = await freePort();
-    const config = loadConfig({
-      ...process.env,
-      ZK_CONNECT: chroot.connectString(),
-      MRTQ_DATA_DIR: dir,
-      MRTQ_DEPLOYMENT: 'merritt',
-      MRTQ_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
-          lines.push(JSON.parse(text) as LogLine);
-        done();
-      },
+    const config = merrittConfig({
+      connectString: chroot.connectString(),
+      dataDir: dir,
+      publicUrl: `http://127.0.0.1:${port}`,
     });
     service = await startService(
       config,
       { ...options, httpPort: port, steps: 'ingest', sweepIntervalMs: 200 },
-      pino({ level: 'info' }, sink),
+      capturingLogger(lines, 'info'),
     );
     return service;
   }

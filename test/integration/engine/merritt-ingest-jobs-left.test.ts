@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merrittJobLifecycle } from '../../../machines/index.js';
-import { loadConfig } from '../../../src/config.js';
 import { doctor } from '../../../src/queue/doctor.js';
 import { loadJob } from '../../../src/queue/job-load.js';
 import { needsPayload } from '../../../src/queue/job-payload.js';
@@ -17,6 +14,7 @@ import { freePort } from '../../../src/zk-server/free-port.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { capturingLogger, merrittConfig, type LogLine } from '../../support/merritt-service.js';
 
 // merritt-protocols.md "The big picture": Merritt's ingest writes its jobs through mrt-zk's
 // Job.createJob with the payload on its own disk (`filename`, no `payload_url`), and its own
@@ -99,8 +97,6 @@ async function merrittMoves(zk: ZkClient, jid: string, from: string, to: string)
   await zk.create(`/jobs/states/${to.toLowerCase()}/05-${jid}`);
 }
 
-type LogLine = Record<string, unknown> & { level: number; msg: string };
-
 describe("jobs Merritt's ingest wrote (payload on its own disk) are left to it where a step needs the payload", () => {
   let dir: string;
   let service: Service;
@@ -129,26 +125,17 @@ describe("jobs Merritt's ingest wrote (payload on its own disk) are left to it w
     zk = await chroot.connect();
     await ensureQueueTree(zk);
     const port = await freePort();
-    const config = loadConfig({
-      ...process.env,
-      ZK_CONNECT: chroot.connectString(),
-      MRTQ_DATA_DIR: dir,
-      MRTQ_PROFILES_DIR: join(dir, 'profiles'),
-      MRTQ_DEPLOYMENT: 'merritt',
-      MRTQ_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
-          lines.push(JSON.parse(text) as LogLine);
-        done();
-      },
+    const config = merrittConfig({
+      connectString: chroot.connectString(),
+      dataDir: dir,
+      profilesDir: join(dir, 'profiles'),
+      publicUrl: `http://127.0.0.1:${port}`,
     });
     // A short sweep: every job is looked at again and again, and must be logged once.
     service = await startService(
       config,
       { httpPort: port, steps: 'ingest', sweepIntervalMs: 200 },
-      pino({ level: 'debug' }, sink),
+      capturingLogger(lines, 'debug'),
     );
   });
 

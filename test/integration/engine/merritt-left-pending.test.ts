@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
 import { doctor } from '../../../src/queue/doctor.js';
 import { startService, type Service } from '../../../src/service.js';
 import type { ZkClient } from '../../../src/zk/index.js';
@@ -14,6 +11,7 @@ import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { capturingLogger, merrittConfig, type LogLine } from '../../support/merritt-service.js';
 
 // merritt-protocols.md "The big picture": in a Merritt deployment Merritt's ingest may keep
 // writing batches of its own (payload on its disk). The engine leaves them pending; that is
@@ -36,8 +34,6 @@ async function merrittCreatesBatch(zk: ZkClient, filename: string): Promise<stri
   );
   return bid;
 }
-
-type LogLine = Record<string, unknown> & { level: number; msg: string };
 
 describe('batches left for Merritt’s ingest, the deployment as /engines and the start-up line say it, profile warnings', () => {
   let dir: string;
@@ -66,26 +62,17 @@ describe('batches left for Merritt’s ingest, the deployment as /engines and th
       .replace('NotificationFormat: json', 'NotificationFormat: yaml');
     writeFileSync(join(dir, 'profiles', 'merritt_hot'), hot);
     const port = await freePort();
-    const config = loadConfig({
-      ...process.env,
-      ZK_CONNECT: chroot.connectString(),
-      MRTQ_DATA_DIR: dir,
-      MRTQ_PROFILES_DIR: join(dir, 'profiles'),
-      MRTQ_DEPLOYMENT: 'merritt',
-      MRTQ_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const text of chunk.toString('utf8').split('\n').filter(Boolean))
-          lines.push(JSON.parse(text) as LogLine);
-        done();
-      },
+    const config = merrittConfig({
+      connectString: chroot.connectString(),
+      dataDir: dir,
+      profilesDir: join(dir, 'profiles'),
+      publicUrl: `http://127.0.0.1:${port}`,
     });
     // A short sweep: the batch is looked at again and again, and must be logged once.
     service = await startService(
       config,
       { httpPort: port, steps: 'simulated', sweepIntervalMs: 200 },
-      pino({ level: 'debug' }, sink),
+      capturingLogger(lines, 'debug'),
     );
     zk = await chroot.connect();
   });
