@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { loadConfig, type Config } from '../config.js';
 import { QueueError } from '../queue/errors.js';
@@ -18,9 +19,16 @@ import type { CliContext } from './context.js';
 import { zkCliError } from './connection.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
+/** The package's version, from its package.json (the one file that states it). */
+function packageVersion(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
 function buildProgram(config: Config): Command {
   const program = new Command('mrtq')
     .description('Merritt ingest queue on Apache ZooKeeper')
+    .version(packageVersion(), '-V, --version', 'print the version')
     .option('--config <file>', 'YAML or JSON settings, named as the environment variables (also MRTQ_CONFIG)')
     .option(
       '--zk <connect>',
