@@ -1,20 +1,7 @@
 import { takeWhile, type Observable } from 'rxjs';
-import { isZkError, type WatchCallback, type ZkClient } from '../zk/index.js';
-import type { NodeValue } from './data.js';
+import type { ZkClient } from '../zk/index.js';
+import { readNode, type NodeValue } from './data.js';
 import { watched$ } from './watched.js';
-
-/** The node's data and stat (undefined while it does not exist), watched when `watch` is given. */
-async function readNode(zk: ZkClient, path: string, watch?: WatchCallback): Promise<NodeValue> {
-  for (;;) {
-    try {
-      return await zk.getData(path, watch);
-    } catch (err) {
-      if (!isZkError(err, 'NO_NODE')) throw err;
-    }
-    // Created between the two reads: read its data.
-    if (!(await zk.exists(path, watch))) return undefined;
-  }
-}
 
 /**
  * The data of `path` as {@link data$} follows it, while `watching(value)` holds: the first value

@@ -1,6 +1,10 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { loadConfig, type Config } from '../../src/config.js';
+import { listBatchJobs } from '../../src/queue/batch-jobs.js';
+import type { QueueContext } from '../../src/queue/context.js';
+import { loadJob, type JobRecord } from '../../src/queue/job-load.js';
+import { eventually } from './eventually.js';
 
 /** A log line as pino writes it, parsed. */
 export type LogLine = Record<string, unknown> & { level: number; msg: string };
@@ -38,4 +42,22 @@ export function capturingLogger(lines: LogLine[], level = 'info'): Logger {
     },
   });
   return pino({ level }, sink);
+}
+
+/**
+ * The one job of batch `bid` once it has left the ingest steps: in storing (handed to storage,
+ * where a Merritt-mode engine leaves it) or failed (the caller's assertion shows the message).
+ */
+export async function handedToStorage(ctx: QueueContext, bid: string): Promise<JobRecord> {
+  const [ref] = await eventually(
+    () => listBatchJobs(ctx, bid),
+    (jobs) => jobs.length === 1,
+    30_000,
+  );
+  return eventually(
+    () => loadJob(ctx, ref!.jid),
+    (job) => job.status === 'storing' || job.status === 'failed',
+    60_000,
+    100,
+  );
 }

@@ -6,9 +6,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
 import type { QueueContext } from '../../../src/queue/context.js';
-import { loadJob } from '../../../src/queue/job-load.js';
 import { startService, type Service } from '../../../src/service.js';
 import { serializeCheckm } from '../../../src/steps/ingest/checkm.js';
 import { createFetcher } from '../../../src/steps/ingest/fetch.js';
@@ -22,12 +20,12 @@ import {
   readVersionEntries,
 } from '../../../src/steps/ingest/storage-local.js';
 import { freePort } from '../../../src/zk-server/free-port.js';
-import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { testIngestSettings } from '../../support/intake-fixtures.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { jobRecord, outputSettings, prepareWorkDir, workDirFor } from './output-fixtures.js';
+import { handedToStorage } from '../../support/merritt-service.js';
 
 // merritt-protocols.md §1 (a), (b), (d): in a Merritt deployment the engine hands a job to storage
 // exactly as Merritt's ingest does: /jobs/JID/store as ProcessConsumer writes it, and at its
@@ -102,18 +100,8 @@ describe("the hand-off to storage, byte for byte as Merritt's ingest makes it (m
       payload_url: http.url('/deposit/object.checkm'),
       type: 'object-manifest',
     });
-    const [ref] = await eventually(
-      () => listBatchJobs(ctx, bid),
-      (jobs) => jobs.length === 1,
-      30_000,
-    );
-    const jid = ref!.jid;
-    const job = await eventually(
-      () => loadJob(ctx, jid),
-      (j) => j.status === 'storing' || j.status === 'failed',
-      60_000,
-      100,
-    );
+    const job = await handedToStorage(ctx, bid);
+    const jid = job.jobId;
     expect(job.status, job.message ?? '').toBe('storing');
     const ark = job.identifiers!.primary_id;
 

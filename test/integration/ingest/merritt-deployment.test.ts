@@ -7,7 +7,6 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { loadBatch } from '../../../src/queue/batch-load.js';
 import { loadJob } from '../../../src/queue/job-load.js';
@@ -18,6 +17,7 @@ import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { handedToStorage } from '../../support/merritt-service.js';
 
 // merritt-protocols.md "The big picture", §1 and §2: in a Merritt deployment the engine serves
 // ingest's states and leaves Storing to mrt-store and Recording to mrt-inventory. Merritt's side
@@ -173,18 +173,8 @@ describe('Merritt deployment (merritt-protocols.md "The big picture", §1, §2)'
       digest_value: sha256(data),
       file_name: 'data.bin',
     });
-    const [ref] = await eventually(
-      () => listBatchJobs(ctx, bid),
-      (jobs) => jobs.length === 1,
-      30_000,
-    );
-    const jid = ref!.jid;
-    const stored = await eventually(
-      () => loadJob(ctx, jid),
-      (job) => job.status === 'storing' || job.status === 'failed',
-      60_000,
-      100,
-    );
+    const stored = await handedToStorage(ctx, bid);
+    const jid = stored.jobId;
     expect(stored.status, stored.message ?? '').toBe('storing');
     // Nobody here takes it: its lock is free for mrt-store (it fails if the engine held it).
     await zk.create(`/jobs/${jid}/lock`, null, 'ephemeral');

@@ -6,7 +6,6 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
 import { loadJob } from '../../../src/queue/job-load.js';
 import { startService, type Service } from '../../../src/service.js';
 import { createStorage } from '../../../src/steps/ingest/storage.js';
@@ -16,6 +15,7 @@ import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { handedToStorage } from '../../support/merritt-service.js';
 
 // merritt-protocols.md §1: a Merritt-mode engine hands a job to Storing with a store node whose
 // manifest_url (and every file URL in the manifest) is `{MRTQ_PUBLIC_URL}/ingestqueue/…`, served
@@ -77,18 +77,8 @@ describe('a job left in Storing by a Merritt-mode run is stored after a switch t
       digest_value: sha256(data),
       file_name: 'data.bin',
     });
-    const [ref] = await eventually(
-      () => listBatchJobs(ctx, bid),
-      (jobs) => jobs.length === 1,
-      30_000,
-    );
-    const jid = ref!.jid;
-    const handedOff = await eventually(
-      () => loadJob(ctx, jid),
-      (job) => job.status === 'storing' || job.status === 'failed',
-      60_000,
-      100,
-    );
+    const handedOff = await handedToStorage(ctx, bid);
+    const jid = handedOff.jobId;
     expect(handedOff.status, handedOff.message ?? '').toBe('storing');
     expect(handedOff.store?.manifest_url).toBe(
       `${publicUrl}/ingestqueue/${bid}/${jid}/system/mrt-manifest.txt`,
