@@ -13,7 +13,7 @@ export {
   type JobLifecycleDefinition,
   type JobCreationEvent,
 } from './job.lifecycle.js';
-export { jobRequeueTable } from './job.resume.js';
+export { jobRequeueTable } from './job.table.js';
 export { jobSetup } from './job.setup.js';
 export { byInitialState } from './machine-at.js';
 export { failureMessage, assertProvided } from './step-actor.js';

@@ -3,7 +3,7 @@ import { byInitialState } from './machine-at.js';
 import { createJobContext } from './job.context.js';
 import { jobSetup } from './job.setup.js';
 import type { JobContext, JobEvent, JobStepInput, ProvisionOutput } from './job.types.js';
-import { jobRequeueTable } from './job.resume.js';
+import { jobRequeueTable } from './job.table.js';
 import type { JobState } from './states.js';
 import { assertProvided, failureMessage } from './step-actor.js';
 

@@ -1,5 +1,6 @@
 import type { JobEventType } from './job.types.js';
-import { jobWorkingStates, type JobState, type JobWorkingState } from './states.js';
+import { requeueRowsOf, type RequeueRow } from './job.resume.js';
+import { jobStates, jobWorkingStates, type JobState, type JobWorkingState } from './states.js';
 import type { TableEdge } from './table.js';
 
 /** The job lifecycle's event names plus `job.created`, which only creates a job. */
@@ -21,8 +22,8 @@ function adminFail(from: JobState): JobEdge {
   return { from, event: 'admin.fail', to: 'failed', trigger: 'operator fail (locks released)' };
 }
 
-/** Every transition of the job lifecycle (DESIGN.md §3) and no other. */
-export const jobTable: readonly JobEdge[] = [
+/** The lifecycle's edges other than an operator's requeue, delete of a failed job and fail. */
+const forwardEdges: readonly JobEdge[] = [
   { from: null, event: 'job.created', to: 'pending', trigger: 'batch expansion creates the job' },
   {
     from: null,
@@ -71,13 +72,19 @@ export const jobTable: readonly JobEdge[] = [
   { from: 'recording', event: 'record.failed', to: 'failed', trigger: 'inventory recording failed' },
   { from: 'notify', event: 'notify.done', to: 'completed', trigger: 'depositor notified' },
   { from: 'notify', event: 'notify.failed', to: 'failed', trigger: 'callback failed' },
-  requeue('estimating', ['', 'pending']),
-  requeue('provisioning', ['estimating']),
-  requeue('downloading', ['provisioning']),
-  requeue('processing', ['downloading']),
-  requeue('storing', ['processing']),
-  requeue('recording', ['storing']),
-  requeue('notify', ['recording']),
+];
+
+/** mrt-admin's requeue table, derived from the forward edges (job.resume.ts). */
+export const jobRequeueTable: readonly RequeueRow[] = requeueRowsOf(
+  forwardEdges,
+  jobWorkingStates,
+  jobStates[0] as JobState,
+);
+
+/** Every transition of the job lifecycle (DESIGN.md §3) and no other. */
+export const jobTable: readonly JobEdge[] = [
+  ...forwardEdges,
+  ...jobRequeueTable.map(([to, statuses]) => requeue(to, statuses)),
   { from: 'failed', event: 'admin.delete', to: 'deleted', trigger: 'operator delete' },
   ...(['pending', ...jobWorkingStates] as const).map(adminFail),
 ];

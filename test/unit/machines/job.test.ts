@@ -9,6 +9,7 @@ import {
   newJobState,
   nextJobState,
   resumeStateAfter,
+  jobRequeueTable,
   restoreJob,
   type EstimateOutput,
   type JobStepInput,
@@ -163,6 +164,18 @@ describe('last_successful_status and retry_count (seed 003)', () => {
     expect(resumeStateAfter('pending')).toBe('estimating');
     expect(resumeStateAfter(null)).toBe('estimating');
     expect(resumeStateAfter('estimating')).toBe('provisioning');
+  });
+
+  it('derives mrt-admin’s requeue table from the forward edges, row for row (merritt-protocols.md §6)', () => {
+    expect(jobRequeueTable).toEqual([
+      ['estimating', ['', 'pending']],
+      ['provisioning', ['estimating']],
+      ['downloading', ['provisioning']],
+      ['processing', ['downloading']],
+      ['storing', ['processing']],
+      ['recording', ['storing']],
+      ['notify', ['recording']],
+    ]);
   });
 
   it('an operator fails a job that is not held, failed or final (mrt-admin Fail), keeping its last success', () => {
