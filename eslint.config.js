@@ -17,7 +17,8 @@ const LAYERS = [
   {
     telemetry: ['src/telemetry/**'],
     logger: ['src/logger.ts'],
-    'config-file': ['src/config-file.ts'],
+    'endpoint-file': ['src/endpoint-file.ts'],
+    'package-root': ['src/package-root.ts'],
     'serve-flags': ['src/serve-flags.ts'],
   },
   { zk: ['src/zk/**'] },
@@ -25,7 +26,7 @@ const LAYERS = [
   { streams: ['src/streams/**'] },
   { steps: ['src/steps/**'] },
   // The one reader of process.env; it needs only the step contracts' settings types.
-  { config: ['src/config.ts', 'src/config-ingest.ts'] },
+  { config: ['src/config*.ts'] },
   { engine: ['src/engine/**'] },
   { http: ['src/http/**'] },
   // Composition roots: they wire concrete instances.
@@ -64,7 +65,7 @@ const layerPolicies = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'coverage/', '.data/', 'reports/'] },
+  { ignores: ['node_modules/', 'coverage/', '.data/', 'reports/', 'dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -3,6 +3,7 @@
  * endpoint is configured (see tracing.ts) and registers its flush with the process's shutdown.
  * The OTEL_* variables are read from the environment only (not from a config file).
  */
+import { isatty } from 'node:tty';
 import { pino } from 'pino';
 import { LOG_LEVELS } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -19,10 +20,13 @@ try {
 // A bad LOG_LEVEL is reported by the configuration, with the other settings.
 const level = process.env.LOG_LEVEL?.trim().toLowerCase() ?? '';
 // Synchronous: its last line may be written just before the process exits.
+// LOG_PRETTY as the configuration reads it: true or false, unset for "on a terminal".
+const prettyFlag = process.env.LOG_PRETTY?.trim().toLowerCase();
+const pretty = prettyFlag === 'true' || (prettyFlag !== 'false' && isatty(1));
 const log = createLogger({
   level: LOG_LEVELS.includes(level) ? level : 'info',
-  pretty: process.env.LOG_PRETTY === 'true',
-  destination: process.env.LOG_PRETTY === 'true' ? undefined : pino.destination({ fd: 1, sync: true }),
+  pretty,
+  destination: pretty ? undefined : pino.destination({ fd: 1, sync: true }),
 });
 const tracing = await startTracing(settings, log);
 onTelemetryShutdown((timeoutMs) => tracing.shutdown(timeoutMs));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { diag, DiagLogLevel, type DiagLogger } from '@opentelemetry/api';
+import { packagePath } from '../src/package-root.js';
 
 /** How tracing runs, from the standard OTEL_* environment variables. */
 export interface TracingSettings {
@@ -17,7 +17,7 @@ const PROTOCOLS = ['http/protobuf', 'http/json'] as const;
 
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
       version?: string;
     };
     return pkg.version ?? 'unknown';

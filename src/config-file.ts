@@ -1,53 +1,34 @@
 import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { PATH_SETTINGS, SETTING_NAMES } from './config-settings.js';
 
-/** Settings a config file may hold: the environment variables' own names. */
-export const SETTING_NAMES: readonly string[] = [
-  'ZK_CONNECT',
-  'ZK_SESSION_TIMEOUT_MS',
-  'ZOOKEEPER_HOME',
-  'JAVA_HOME',
-  'LOG_LEVEL',
-  'LOG_PRETTY',
-  'MRTQ_DATA_DIR',
-  'MRTQ_CONTAINERS',
-  'MRTQ_API_TOKEN',
-  'MRTQ_HTTP_HOST',
-  'MRTQ_HTTP_PORT',
-  'MRTQ_EVENTS_BUFFER_BYTES',
-  'MRTQ_JAEGER_URL',
-  'MRTQ_FILE_ROOTS',
-  'MRTQ_WORK_ROOT',
-  'MRTQ_PROFILES_DIR',
-  'MRTQ_MAX_USED_FRACTION',
-  'MRTQ_MAX_OBJECT_BYTES',
-  'MRTQ_SPACE_WAIT_LIMIT_MS',
-  'MRTQ_INCOMPLETE_JOB_FAIL_MS',
-  'MRTQ_LARGE_JOB_BYTES',
-  'MRTQ_LARGE_JOB_PRIORITY',
-  'MRTQ_FETCH_TIMEOUT_MS',
-  'MRTQ_FETCH_RETRIES',
-  'MRTQ_FETCH_RETRY_BASE_MS',
-  'MRTQ_FETCH_CONCURRENCY',
-  'MRTQ_MAX_MANIFEST_BYTES',
-  'MRTQ_MAX_FILE_BYTES',
-  'MRTQ_CONTAINER_MAX_ENTRIES',
-  'MRTQ_CONTAINER_MAX_BYTES',
-  'MRTQ_CONTAINER_MAX_ENTRY_BYTES',
-  'MRTQ_CONTAINER_MAX_RATIO',
-  'MRTQ_MINTER_URL',
-  'MRTQ_STORAGE_URL',
-  'MRTQ_INVENTORY_URL',
-  'MRTQ_SMTP_HOST',
-  'MRTQ_SMTP_PORT',
-  'MRTQ_SMTP_FROM',
-  'MRTQ_SMTP_SECURE',
-];
+export { SETTING_NAMES } from './config-settings.js';
+
+const scalar = z.union([z.string(), z.number(), z.boolean()], { error: 'expected a single value' });
+
+/** A file is a mapping of known setting names to single values; anything else is named. */
+const fileSchema = z.strictObject(
+  Object.fromEntries(SETTING_NAMES.map((name) => [name, scalar.optional()])),
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? undefined : 'expected a mapping of settings (NAME: value)',
+  },
+);
+
+/** Relative paths in a file are relative to the file, wherever the command runs. */
+function resolvePaths(name: string, value: string, base: string): string {
+  if (!PATH_SETTINGS.has(name)) return value;
+  const one = (p: string): string => (isAbsolute(p) || p === '' ? p : resolve(base, p));
+  return name === 'MRTQ_FILE_ROOTS' ? value.split(':').map(one).join(':') : one(value);
+}
 
 /**
  * Reads a YAML or JSON config file of settings named like the environment variables
  * (`MRTQ_HTTP_PORT: 8470`). Unknown names and non-scalar values are errors, each named; the
- * environment overrides the file.
+ * environment overrides the file. Relative paths (`MRTQ_DATA_DIR: data`) are made absolute
+ * against the file's directory.
  */
 export function readConfigFile(path: string): Record<string, string> {
   let data: unknown;
@@ -57,16 +38,27 @@ export function readConfigFile(path: string): Record<string, string> {
     throw new Error(`config file ${path}: ${(err as Error).message}`, { cause: err });
   }
   if (data === null || data === undefined) return {};
-  if (typeof data !== 'object' || Array.isArray(data))
-    throw new Error(`config file ${path}: expected a mapping of settings`);
-  const problems: string[] = [];
-  const settings: Record<string, string> = {};
-  for (const [key, value] of Object.entries(data as Record<string, unknown>)) {
-    if (!SETTING_NAMES.includes(key)) problems.push(`${key}: unknown setting`);
-    else if (!['string', 'number', 'boolean'].includes(typeof value))
-      problems.push(`${key}: expected a single value`);
-    else settings[key] = String(value);
+  const parsed = fileSchema.safeParse(data);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.flatMap((issue): [string, string][] =>
+      issue.code === 'unrecognized_keys'
+        ? issue.keys.map((key) => [key, `${key}: unknown setting`])
+        : [
+            [
+              issue.path.join('.'),
+              issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message,
+            ],
+          ],
+    );
+    // In the file's order, as a reader goes through it.
+    const order = typeof data === 'object' ? Object.keys(data) : [];
+    problems.sort(([a], [b]) => order.indexOf(a) - order.indexOf(b));
+    throw new Error(`config file ${path}:\n  ${problems.map(([, text]) => text).join('\n  ')}`);
   }
-  if (problems.length > 0) throw new Error(`config file ${path}:\n  ${problems.join('\n  ')}`);
+  const base = dirname(resolve(path));
+  const settings: Record<string, string> = {};
+  for (const [name, value] of Object.entries(parsed.data)) {
+    if (value !== undefined) settings[name] = resolvePaths(name, String(value), base);
+  }
   return settings;
 }

@@ -1,176 +1,183 @@
 import { resolve } from 'node:path';
-import type {
-  DeploymentMode,
-  IngestSettings,
-  MerrittHandOffSettings,
-  ServiceEndpoint,
-} from './steps/ingest/contracts.js';
+import { z } from 'zod';
+import type { IngestSettings, MerrittHandOffSettings, ServiceEndpoint } from './steps/ingest/contracts.js';
 import { DEFAULT_MAIL_SETTINGS, parseAdminList, type MailSettings } from './steps/ingest/mail-merritt.js';
 import { DEFAULT_LOCK_WAIT_MS } from './steps/ingest/output-lock.js';
+import { packagePath } from './package-root.js';
+import {
+  ConfigError,
+  flag,
+  fraction,
+  httpUrl,
+  oneOf,
+  path,
+  pathList,
+  setting,
+  wholeNumber,
+} from './config-schema.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
 const DAY_MS = 86_400_000;
 
-/** Collects every bad setting, so one start reports them all. */
-class Problems {
-  readonly list: string[] = [];
-  int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < min) {
-      this.list.push(`${name} must be a whole number of at least ${min}, got "${raw}"`);
-      return fallback;
-    }
-    return value;
-  }
-  fraction(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-    const raw = env[name];
-    if (raw === undefined || raw === '') return fallback;
-    const value = Number(raw);
-    if (!(value > 0 && value <= 1)) {
-      this.list.push(`${name} must be a number above 0 and at most 1, got "${raw}"`);
-      return fallback;
-    }
-    return value;
-  }
-  deployment(env: NodeJS.ProcessEnv, name: string): DeploymentMode {
-    const raw = (env[name] ?? '').trim().toLowerCase();
-    if (raw === '' || raw === 'standalone') return 'standalone';
-    if (raw === 'merritt') return 'merritt';
-    this.list.push(`${name} must be "standalone" or "merritt", got "${env[name]}"`);
-    return 'standalone';
-  }
-  url(env: NodeJS.ProcessEnv, name: string): string | undefined {
-    const raw = env[name]?.trim();
-    if (!raw) return undefined;
-    if (!/^https?:\/\/[^/]/.test(raw) || !URL.canParse(raw)) {
-      this.list.push(`${name} must be an http(s) URL, got "${raw}"`);
-      return undefined;
-    }
-    return raw.replace(/\/+$/, '');
-  }
-  endpoint(env: NodeJS.ProcessEnv, name: string): ServiceEndpoint {
-    const raw = env[name];
-    if (!raw) return { kind: 'local' };
-    if (!/^https?:\/\//.test(raw)) {
-      this.list.push(`${name} must be an http(s) URL, got "${raw}"`);
-      return { kind: 'local' };
-    }
-    return { kind: 'http', url: raw };
-  }
-}
+/** A local service unless an http(s) URL names one (kept as written). */
+const endpoint = setting(
+  z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .transform((url): ServiceEndpoint => ({ kind: 'http', url }))
+    .default({ kind: 'local' }),
+);
 
-/** EZID's Basic credentials (`user:password`) and `_target` base (docs/ingest.md, "Minter and local ids"). */
-function ezidSettings(env: NodeJS.ProcessEnv, p: Problems): Pick<IngestSettings, 'ezid'> {
-  const credentials = env.MRTQ_EZID_CREDENTIALS;
-  const targetUrl = env.MRTQ_EZID_TARGET_URL;
-  if (credentials && !credentials.includes(':'))
-    p.list.push('MRTQ_EZID_CREDENTIALS must be "user:password", got no ":"');
-  if (targetUrl && !/^https?:\/\//.test(targetUrl))
-    p.list.push(`MRTQ_EZID_TARGET_URL must be an http(s) URL, got "${targetUrl}"`);
-  if (!credentials && !targetUrl) return {};
-  return { ezid: { ...(credentials ? { credentials } : {}), ...(targetUrl ? { targetUrl } : {}) } };
-}
+/**
+ * The ingest steps' settings, by environment variable. Defaults that depend on the data directory
+ * (file roots, work root) are left unset here and filled in by {@link ingestSettingsFrom}.
+ */
+export const ingestSettingsShape = {
+  MRTQ_DEPLOYMENT: setting(
+    oneOf(['standalone', 'merritt'], 'must be "standalone" or "merritt"').default('standalone'),
+  ),
+  MRTQ_FILE_ROOTS: setting(pathList().optional()),
+  MRTQ_WORK_ROOT: setting(path().optional()),
+  MRTQ_PROFILES_DIR: setting(path().optional()),
+  MRTQ_FETCH_TIMEOUT_MS: setting(wholeNumber(1).default(30_000)),
+  MRTQ_FETCH_RETRIES: setting(wholeNumber(0).default(3)),
+  MRTQ_FETCH_RETRY_BASE_MS: setting(wholeNumber(1).default(500)),
+  MRTQ_MAX_MANIFEST_BYTES: setting(wholeNumber(1).default(16 * MiB)),
+  MRTQ_MAX_FILE_BYTES: setting(wholeNumber(1).default(50 * GiB)),
+  MRTQ_FETCH_CONCURRENCY: setting(wholeNumber(1).default(4)),
+  MRTQ_CONTAINER_MAX_ENTRIES: setting(wholeNumber(1).default(100_000)),
+  MRTQ_CONTAINER_MAX_BYTES: setting(wholeNumber(1).default(50 * GiB)),
+  MRTQ_CONTAINER_MAX_ENTRY_BYTES: setting(wholeNumber(1).default(20 * GiB)),
+  MRTQ_CONTAINER_MAX_RATIO: setting(wholeNumber(1).default(200)),
+  MRTQ_MAX_USED_FRACTION: setting(fraction().default(0.7)),
+  MRTQ_MAX_OBJECT_BYTES: setting(wholeNumber(1).optional()),
+  MRTQ_SPACE_WAIT_LIMIT_MS: setting(wholeNumber(1).default(DAY_MS)),
+  MRTQ_STORAGE_LOCK_WAIT_MS: setting(wholeNumber(0).default(DEFAULT_LOCK_WAIT_MS.storage)),
+  MRTQ_INVENTORY_LOCK_WAIT_MS: setting(wholeNumber(0).default(DEFAULT_LOCK_WAIT_MS.inventory)),
+  MRTQ_LARGE_JOB_BYTES: setting(wholeNumber(1).default(GiB)),
+  MRTQ_LARGE_JOB_PRIORITY: setting(wholeNumber(0, 99).default(10)),
+  MRTQ_MINTER_URL: endpoint,
+  MRTQ_STORAGE_URL: endpoint,
+  MRTQ_INVENTORY_URL: endpoint,
+  MRTQ_EZID_CREDENTIALS: setting(
+    z.string().includes(':', { error: 'must be "user:password" (it has no ":")' }).optional(),
+  ),
+  MRTQ_EZID_TARGET_URL: setting(httpUrl().optional()),
+  MRTQ_SMTP_HOST: setting(z.string().optional()),
+  MRTQ_SMTP_PORT: setting(wholeNumber(1, 65_535).default(25)),
+  MRTQ_SMTP_FROM: setting(z.string().default('merritt-ingest@localhost')),
+  MRTQ_SMTP_SECURE: setting(flag().default(false)),
+  MRTQ_PUBLIC_URL: setting(httpUrl().optional()),
+  MRTQ_STORAGE_SERVICE: setting(httpUrl().optional()),
+  MRTQ_STORAGE_NODE: setting(wholeNumber(0).optional()),
+  MRTQ_MAIL_ENV: setting(oneOf(['dev', 'stg'], 'must be empty, "dev" or "stg"').optional()),
+  MRTQ_MAIL_ADMIN: setting(z.string().optional()),
+  MRTQ_MAIL_REPLY_TO: setting(z.string().optional()),
+  MRTQ_MAIL_PURL: setting(z.string().default(DEFAULT_MAIL_SETTINGS.purl)),
+};
 
-/** An error listing every invalid ingest setting by its variable name. */
-export class IngestConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid settings:\n  ${problems.join('\n  ')}`);
-    this.name = 'IngestConfigError';
-  }
-}
+const ingestObject = z.object(ingestSettingsShape);
+/** The ingest settings as parsed, before the data directory's defaults are applied. */
+export type IngestValues = z.output<typeof ingestObject>;
 
-/** Merritt's storage service fetches the hand-off manifest from this engine: it needs its URL. */
-function merrittHandOff(env: NodeJS.ProcessEnv, p: Problems): MerrittHandOffSettings {
-  const publicUrl = p.url(env, 'MRTQ_PUBLIC_URL');
-  if (!publicUrl && !env.MRTQ_PUBLIC_URL)
-    p.list.push(
-      "MRTQ_PUBLIC_URL must be set when MRTQ_DEPLOYMENT=merritt: the base URL of this engine's HTTP API as " +
+/** Rules between settings: a Merritt deployment needs the URL Merritt's storage service fetches from. */
+export function checkIngestSettings(values: IngestValues, ctx: z.RefinementCtx): void {
+  if (values.MRTQ_DEPLOYMENT === 'merritt' && !values.MRTQ_PUBLIC_URL)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['MRTQ_PUBLIC_URL'],
+      message:
+        "must be set when MRTQ_DEPLOYMENT=merritt: the base URL of this engine's HTTP API as " +
         "Merritt's storage service reaches it (e.g. http://ingest-1.example.org:8470)",
-    );
-  const node = env.MRTQ_STORAGE_NODE ? p.int(env, 'MRTQ_STORAGE_NODE', 0, 0) : undefined;
-  const storageService = p.url(env, 'MRTQ_STORAGE_SERVICE');
+    });
+}
+
+/** @deprecated Use {@link ConfigError}: every configuration module throws it. */
+export const IngestConfigError = ConfigError;
+/** @deprecated Use {@link ConfigError}. */
+export type IngestConfigError = ConfigError;
+
+function merrittHandOff(v: IngestValues): MerrittHandOffSettings {
   return {
-    ...(publicUrl ? { publicUrl } : {}),
-    ...(storageService ? { storageService } : {}),
-    ...(node !== undefined ? { storageNode: node } : {}),
+    ...(v.MRTQ_PUBLIC_URL ? { publicUrl: v.MRTQ_PUBLIC_URL } : {}),
+    ...(v.MRTQ_STORAGE_SERVICE ? { storageService: v.MRTQ_STORAGE_SERVICE } : {}),
+    ...(v.MRTQ_STORAGE_NODE !== undefined ? { storageNode: v.MRTQ_STORAGE_NODE } : {}),
   };
 }
 
 /** Merritt's mail settings (merritt-protocols.md §4): instance, Bcc, Reply-To, PURL base. */
-function mailSettings(env: NodeJS.ProcessEnv, p: Problems): MailSettings {
-  const raw = (env.MRTQ_MAIL_ENV ?? '').trim().toLowerCase();
-  const instance = raw === 'dev' || raw === 'stg' || raw === '' ? raw : undefined;
-  if (instance === undefined)
-    p.list.push(`MRTQ_MAIL_ENV must be empty, "dev" or "stg", got "${env.MRTQ_MAIL_ENV}"`);
-  const replyTo = env.MRTQ_MAIL_REPLY_TO?.trim();
+function mailSettings(v: IngestValues): MailSettings {
   return {
-    env: instance ?? '',
-    admin: parseAdminList(env.MRTQ_MAIL_ADMIN),
-    ...(replyTo ? { replyTo } : {}),
-    purl: env.MRTQ_MAIL_PURL?.trim() || DEFAULT_MAIL_SETTINGS.purl,
+    env: v.MRTQ_MAIL_ENV ?? '',
+    admin: parseAdminList(v.MRTQ_MAIL_ADMIN),
+    ...(v.MRTQ_MAIL_REPLY_TO ? { replyTo: v.MRTQ_MAIL_REPLY_TO } : {}),
+    purl: v.MRTQ_MAIL_PURL,
   };
 }
 
 /**
- * The ingest steps' settings from the environment, with embedded defaults under `dataDir`:
- * local minter, storage and inventory, reports to an outbox, `file://` payloads only from
- * `<dataDir>/incoming`. Called by loadConfig (the only reader of process.env).
+ * The ingest steps' settings from parsed values, with embedded defaults under `dataDir`: local
+ * minter, storage and inventory, reports to an outbox, `file://` payloads only from
+ * `<dataDir>/incoming`.
  */
-export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): IngestSettings {
-  const p = new Problems();
-  const roots = (env.MRTQ_FILE_ROOTS ?? resolve(dataDir, 'incoming'))
-    .split(':')
-    .filter(Boolean)
-    .map((r) => resolve(r));
-  const smtpHost = env.MRTQ_SMTP_HOST;
-  const settings: IngestSettings = {
-    deployment: p.deployment(env, 'MRTQ_DEPLOYMENT'),
+export function ingestSettingsFrom(v: IngestValues, dataDir: string): IngestSettings {
+  const { MRTQ_EZID_CREDENTIALS: credentials, MRTQ_EZID_TARGET_URL: targetUrl } = v;
+  return {
+    deployment: v.MRTQ_DEPLOYMENT,
     fetch: {
-      roots,
-      timeoutMs: p.int(env, 'MRTQ_FETCH_TIMEOUT_MS', 30_000, 1),
-      retries: p.int(env, 'MRTQ_FETCH_RETRIES', 3),
-      retryBaseMs: p.int(env, 'MRTQ_FETCH_RETRY_BASE_MS', 500, 1),
-      maxManifestBytes: p.int(env, 'MRTQ_MAX_MANIFEST_BYTES', 16 * MiB, 1),
-      maxFileBytes: p.int(env, 'MRTQ_MAX_FILE_BYTES', 50 * GiB, 1),
-      concurrency: p.int(env, 'MRTQ_FETCH_CONCURRENCY', 4, 1),
+      roots: v.MRTQ_FILE_ROOTS ?? [resolve(dataDir, 'incoming')],
+      timeoutMs: v.MRTQ_FETCH_TIMEOUT_MS,
+      retries: v.MRTQ_FETCH_RETRIES,
+      retryBaseMs: v.MRTQ_FETCH_RETRY_BASE_MS,
+      maxManifestBytes: v.MRTQ_MAX_MANIFEST_BYTES,
+      maxFileBytes: v.MRTQ_MAX_FILE_BYTES,
+      concurrency: v.MRTQ_FETCH_CONCURRENCY,
     },
     containers: {
-      maxEntries: p.int(env, 'MRTQ_CONTAINER_MAX_ENTRIES', 100_000, 1),
-      maxTotalBytes: p.int(env, 'MRTQ_CONTAINER_MAX_BYTES', 50 * GiB, 1),
-      maxEntryBytes: p.int(env, 'MRTQ_CONTAINER_MAX_ENTRY_BYTES', 20 * GiB, 1),
-      maxRatio: p.int(env, 'MRTQ_CONTAINER_MAX_RATIO', 200, 1),
+      maxEntries: v.MRTQ_CONTAINER_MAX_ENTRIES,
+      maxTotalBytes: v.MRTQ_CONTAINER_MAX_BYTES,
+      maxEntryBytes: v.MRTQ_CONTAINER_MAX_ENTRY_BYTES,
+      maxRatio: v.MRTQ_CONTAINER_MAX_RATIO,
     },
-    workRoot: resolve(env.MRTQ_WORK_ROOT ?? resolve(dataDir, 'work')),
-    maxUsedFraction: p.fraction(env, 'MRTQ_MAX_USED_FRACTION', 0.7),
-    ...(env.MRTQ_MAX_OBJECT_BYTES ? { maxObjectBytes: p.int(env, 'MRTQ_MAX_OBJECT_BYTES', 0, 1) } : {}),
-    spaceWaitLimitMs: p.int(env, 'MRTQ_SPACE_WAIT_LIMIT_MS', DAY_MS, 1),
-    storageLockWaitMs: p.int(env, 'MRTQ_STORAGE_LOCK_WAIT_MS', DEFAULT_LOCK_WAIT_MS.storage),
-    inventoryLockWaitMs: p.int(env, 'MRTQ_INVENTORY_LOCK_WAIT_MS', DEFAULT_LOCK_WAIT_MS.inventory),
-    largeJobBytes: p.int(env, 'MRTQ_LARGE_JOB_BYTES', GiB, 1),
-    largeJobPriority: p.int(env, 'MRTQ_LARGE_JOB_PRIORITY', 10),
-    profilesDir: resolve(env.MRTQ_PROFILES_DIR ?? resolve(import.meta.dirname, '..', 'profiles')),
+    workRoot: v.MRTQ_WORK_ROOT ?? resolve(dataDir, 'work'),
+    maxUsedFraction: v.MRTQ_MAX_USED_FRACTION,
+    ...(v.MRTQ_MAX_OBJECT_BYTES !== undefined ? { maxObjectBytes: v.MRTQ_MAX_OBJECT_BYTES } : {}),
+    spaceWaitLimitMs: v.MRTQ_SPACE_WAIT_LIMIT_MS,
+    storageLockWaitMs: v.MRTQ_STORAGE_LOCK_WAIT_MS,
+    inventoryLockWaitMs: v.MRTQ_INVENTORY_LOCK_WAIT_MS,
+    largeJobBytes: v.MRTQ_LARGE_JOB_BYTES,
+    largeJobPriority: v.MRTQ_LARGE_JOB_PRIORITY,
+    profilesDir: v.MRTQ_PROFILES_DIR ?? packagePath('profiles'),
     dataDir,
-    minter: p.endpoint(env, 'MRTQ_MINTER_URL'),
-    ...ezidSettings(env, p),
-    storage: p.endpoint(env, 'MRTQ_STORAGE_URL'),
-    inventory: p.endpoint(env, 'MRTQ_INVENTORY_URL'),
+    minter: v.MRTQ_MINTER_URL,
+    ...(credentials || targetUrl
+      ? { ezid: { ...(credentials ? { credentials } : {}), ...(targetUrl ? { targetUrl } : {}) } }
+      : {}),
+    storage: v.MRTQ_STORAGE_URL,
+    inventory: v.MRTQ_INVENTORY_URL,
+    ...(v.MRTQ_SMTP_HOST
+      ? {
+          smtp: {
+            host: v.MRTQ_SMTP_HOST,
+            port: v.MRTQ_SMTP_PORT,
+            from: v.MRTQ_SMTP_FROM,
+            secure: v.MRTQ_SMTP_SECURE,
+          },
+        }
+      : {}),
+    // MRTQ_PUBLIC_URL standalone too: the embedded store then reads hand-offs a Merritt-mode run of
+    // this engine wrote under it straight from the work root (src/steps/ingest/store.ts).
+    ...(v.MRTQ_DEPLOYMENT === 'merritt' || v.MRTQ_PUBLIC_URL ? { merritt: merrittHandOff(v) } : {}),
+    mail: mailSettings(v),
   };
-  if (smtpHost) {
-    settings.smtp = {
-      host: smtpHost,
-      port: p.int(env, 'MRTQ_SMTP_PORT', 25, 1),
-      from: env.MRTQ_SMTP_FROM ?? 'merritt-ingest@localhost',
-      secure: env.MRTQ_SMTP_SECURE === 'true',
-    };
-  }
-  // MRTQ_PUBLIC_URL standalone too: the embedded store then reads hand-offs a Merritt-mode run of
-  // this engine wrote under it straight from the work root (src/steps/ingest/store.ts).
-  if (settings.deployment === 'merritt' || env.MRTQ_PUBLIC_URL) settings.merritt = merrittHandOff(env, p);
-  settings.mail = mailSettings(env, p);
-  if (settings.largeJobPriority > 99) p.list.push('MRTQ_LARGE_JOB_PRIORITY must be at most 99');
-  if (p.list.length > 0) throw new IngestConfigError(p.list);
-  return settings;
+}
+
+/**
+ * The ingest steps' settings from `env` alone (loadConfig reads them together with the rest);
+ * throws a {@link ConfigError} naming every invalid setting.
+ */
+export function loadIngestSettings(env: NodeJS.ProcessEnv, dataDir: string): IngestSettings {
+  const parsed = ingestObject.superRefine(checkIngestSettings).safeParse(env);
+  if (!parsed.success) throw ConfigError.of(parsed.error, env);
+  return ingestSettingsFrom(parsed.data, dataDir);
 }

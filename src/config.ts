@@ -1,28 +1,20 @@
-import { resolve } from 'node:path';
+import { join } from 'node:path';
+import { z } from 'zod';
 import { readConfigFile } from './config-file.js';
-import { loadIngestSettings } from './config-ingest.js';
+import { findConfig, type ConfigSources } from './config-discovery.js';
+import { checkIngestSettings, ingestSettingsFrom } from './config-ingest.js';
+import { ConfigError } from './config-schema.js';
+import { settingsShape } from './config-settings.js';
 import type { IngestSettings } from './steps/ingest/contracts.js';
 
-/**
- * How far, in bytes, a client of an event stream may fall behind (default of
- * `MRTQ_EVENTS_BUFFER_BYTES`): some 60,000 transitions of about 140 bytes, beyond what the
- * operating system's socket buffers already hold. A client costs no memory of its own for it (the
- * log is shared), so the limit is set by the largest burst a reading client must take whole: the
- * expansion of a batch announces each of its jobs in one turn of the event loop, 50,000 jobs in
- * about 7 MB.
- */
-export const DEFAULT_EVENTS_BUFFER_BYTES = 8 * 1024 * 1024;
-
-/** Merritt's ingest cleans its queue every hour; so does `mrtq serve` by default. */
-export const DEFAULT_CLEANUP_INTERVAL_MS = 3_600_000;
-/** The retention of `mrtq cleanup` (its `--retention` default): a week. */
-export const DEFAULT_CLEANUP_RETENTION_MS = 7 * 86_400_000;
-
-/** A duration in ms where `off` (or 0) switches the thing off: 0. */
-function intervalOrOff(name: string, raw: string | undefined, fallback: number): number {
-  if (raw?.trim().toLowerCase() === 'off') return 0;
-  return nonNegativeInt(name, raw) ?? fallback;
-}
+export {
+  DEFAULT_CLEANUP_INTERVAL_MS,
+  DEFAULT_CLEANUP_RETENTION_MS,
+  DEFAULT_EVENTS_BUFFER_BYTES,
+  LOG_LEVELS,
+} from './config-settings.js';
+export { ConfigError } from './config-schema.js';
+export type { ConfigSources } from './config-discovery.js';
 
 /** Settings from the environment. The only module that reads `process.env`. */
 export interface Config {
@@ -31,8 +23,10 @@ export interface Config {
   /** Apache ZooKeeper distribution to run locally instead of Debian's package. */
   zookeeperHome: string | undefined;
   javaHome: string | undefined;
-  /** Where the embedded ZooKeeper and local storage keep their data. */
+  /** Where the embedded ZooKeeper, local storage and the running service's endpoint file live. */
   dataDir: string;
+  /** Where the settings came from: the config file, the service's home, where else was looked. */
+  sources: ConfigSources;
   /** `off` skips the container runtime probe and goes straight to a local server process. */
   containers: 'auto' | 'off';
   /** Session timeout requested from ZooKeeper, ms. */
@@ -50,8 +44,11 @@ export interface Config {
   cleanupRetentionMs: number;
   /** pino level: fatal, error, warn, info, debug, trace or silent (LOG_LEVEL). */
   logLevel: string;
-  /** Human-readable log lines instead of JSON lines (LOG_PRETTY=true). */
-  logPretty: boolean;
+  /**
+   * Human-readable log lines (true) or JSON lines (false), as LOG_PRETTY says; unset: human-readable
+   * on a terminal, JSON otherwise.
+   */
+  logPretty: boolean | undefined;
   /** Bearer token of the HTTP API's mutating routes; without one they are refused (403). */
   apiToken: string | undefined;
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
@@ -65,102 +62,46 @@ export interface Config {
   ingest: IngestSettings;
 }
 
-function nonNegativeInt(name: string, raw: string | undefined): number | undefined {
-  if (raw === undefined || raw.trim() === '') return undefined;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0)
-    throw new Error(`${name} must be a whole number of milliseconds (0 or more), got "${raw}"`);
-  return value;
-}
-
-function positiveInt(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
-}
-
-/** pino's levels, and `silent`. */
-export const LOG_LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function logLevel(raw: string | undefined): string {
-  const level = (raw ?? 'info').trim().toLowerCase() || 'info';
-  if (!LOG_LEVELS.includes(level))
-    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
-  return level;
-}
-
-function flag(name: string, raw: string | undefined): boolean {
-  const value = (raw ?? '').trim().toLowerCase();
-  if (value === '' || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1') return true;
-  throw new Error(`${name} must be true or false, got "${raw}"`);
-}
-
-function port(name: string, raw: string | undefined, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0 || value > 65535)
-    throw new Error(`${name} must be a port (0-65535), got "${raw}"`);
-  return value;
-}
-
-function httpUrl(name: string, raw: string | undefined): string | undefined {
-  const value = raw?.trim();
-  if (!value) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url?.protocol !== 'http:' && url?.protocol !== 'https:')
-    throw new Error(`${name} must be an http(s) URL, got "${raw}"`);
-  return value.replace(/\/+$/, '');
-}
+const settingsSchema = z.object(settingsShape).superRefine(checkIngestSettings);
 
 /**
- * Reads the configuration from the environment, over a config file (`MRTQ_CONFIG` or `--config`)
- * when one is given; throws an error naming the setting when a value is invalid. */
-export function loadConfig(given: NodeJS.ProcessEnv = process.env, configFile?: string): Config {
-  const file = configFile ?? given.MRTQ_CONFIG;
-  const env: NodeJS.ProcessEnv = file ? { ...readConfigFile(file), ...given } : given;
-  const containers = (env.MRTQ_CONTAINERS ?? 'auto').toLowerCase();
-  if (containers !== 'auto' && containers !== 'off') {
-    throw new Error(`MRTQ_CONTAINERS must be "auto" or "off", got "${env.MRTQ_CONTAINERS}"`);
-  }
-  const dataDir = resolve(env.MRTQ_DATA_DIR ?? '.data');
+ * Reads the configuration from the environment, over a config file when one is found (`--config`,
+ * `MRTQ_CONFIG`, `MRTQ_HOME`, the current directory upward, the per-user file: see
+ * {@link findConfig}); throws a {@link ConfigError} naming every invalid setting.
+ */
+export function loadConfig(
+  given: NodeJS.ProcessEnv = process.env,
+  configFile?: string,
+  cwd: string = process.cwd(),
+): Config {
+  const sources = findConfig(given, cwd, configFile);
+  const fromFile = sources.file ? readConfigFile(sources.file) : {};
+  const env: NodeJS.ProcessEnv = { ...fromFile, ...given };
+  const inFile = (name: string): string =>
+    fromFile[name] !== undefined && given[name] === undefined ? ` (in ${sources.file})` : '';
+  const parsed = settingsSchema.safeParse(env);
+  if (!parsed.success) throw ConfigError.of(parsed.error, env, inFile);
+  const s = parsed.data;
+  const dataDir = s.MRTQ_DATA_DIR ?? join(sources.home, '.data');
   return {
-    zkConnect: env.ZK_CONNECT?.trim() || undefined,
-    zookeeperHome: env.ZOOKEEPER_HOME || undefined,
-    javaHome: env.JAVA_HOME || undefined,
+    zkConnect: s.ZK_CONNECT,
+    zookeeperHome: s.ZOOKEEPER_HOME,
+    javaHome: s.JAVA_HOME,
     dataDir,
-    containers,
-    zkSessionTimeoutMs: positiveInt('ZK_SESSION_TIMEOUT_MS', env.ZK_SESSION_TIMEOUT_MS, 10_000),
-    incompleteJobFailMs: nonNegativeInt('MRTQ_INCOMPLETE_JOB_FAIL_MS', env.MRTQ_INCOMPLETE_JOB_FAIL_MS),
-    startTimeoutMs: env.MRTQ_START_TIMEOUT_MS
-      ? positiveInt('MRTQ_START_TIMEOUT_MS', env.MRTQ_START_TIMEOUT_MS, 0)
-      : undefined,
-    cleanupIntervalMs: intervalOrOff(
-      'MRTQ_CLEANUP_INTERVAL_MS',
-      env.MRTQ_CLEANUP_INTERVAL_MS,
-      DEFAULT_CLEANUP_INTERVAL_MS,
-    ),
-    cleanupRetentionMs:
-      nonNegativeInt('MRTQ_CLEANUP_RETENTION_MS', env.MRTQ_CLEANUP_RETENTION_MS) ??
-      DEFAULT_CLEANUP_RETENTION_MS,
-    logLevel: logLevel(env.LOG_LEVEL),
-    logPretty: flag('LOG_PRETTY', env.LOG_PRETTY),
-    apiToken: env.MRTQ_API_TOKEN || undefined,
-    httpHost: env.MRTQ_HTTP_HOST ?? '127.0.0.1',
-    httpPort: port('MRTQ_HTTP_PORT', env.MRTQ_HTTP_PORT, 8470),
-    eventsBufferBytes: positiveInt(
-      'MRTQ_EVENTS_BUFFER_BYTES',
-      env.MRTQ_EVENTS_BUFFER_BYTES,
-      DEFAULT_EVENTS_BUFFER_BYTES,
-    ),
-    jaegerUrl: httpUrl('MRTQ_JAEGER_URL', env.MRTQ_JAEGER_URL),
-    ingest: loadIngestSettings(env, dataDir),
+    sources,
+    containers: s.MRTQ_CONTAINERS,
+    zkSessionTimeoutMs: s.ZK_SESSION_TIMEOUT_MS,
+    incompleteJobFailMs: s.MRTQ_INCOMPLETE_JOB_FAIL_MS,
+    startTimeoutMs: s.MRTQ_START_TIMEOUT_MS,
+    cleanupIntervalMs: s.MRTQ_CLEANUP_INTERVAL_MS,
+    cleanupRetentionMs: s.MRTQ_CLEANUP_RETENTION_MS,
+    logLevel: s.LOG_LEVEL,
+    logPretty: s.LOG_PRETTY,
+    apiToken: s.MRTQ_API_TOKEN,
+    httpHost: s.MRTQ_HTTP_HOST,
+    httpPort: s.MRTQ_HTTP_PORT,
+    eventsBufferBytes: s.MRTQ_EVENTS_BUFFER_BYTES,
+    jaegerUrl: s.MRTQ_JAEGER_URL,
+    ingest: ingestSettingsFrom(s, dataDir),
   };
 }

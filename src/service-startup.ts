@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { DeploymentAccess, DeploymentStates } from '../machines/deployment.js';
 import type { Config } from './config.js';
+import { packagePath } from './package-root.js';
 import type { Engine } from './engine/engine.js';
 import type { QueueContext } from './queue/context.js';
 import { engineId, registerEngine, type EngineRegistration } from './queue/engines.js';
@@ -129,7 +129,7 @@ export class Closing {
 /** The version of this package, as the engine registration reports it. */
 function packageVersion(): string {
   try {
-    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
       version?: unknown;
     };
     return typeof pkg.version === 'string' ? pkg.version : 'unknown';

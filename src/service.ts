@@ -21,6 +21,8 @@ import { ACCESS_QUEUES, BATCH_WORK, Engine, type EngineOptions } from './engine/
 import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
 import { startCleanupSchedule } from './engine/cleanup-schedule.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
+import { MetricsHistory, recordInto, startSampling, type Sampling } from './telemetry/metrics-history.js';
+import { jobDepths } from './http/routes-metrics-history.js';
 import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
 import { startHttpApi, type HttpApiDeps, type RunningHttpApi } from './http/index.js';
@@ -29,6 +31,7 @@ import { loadProfiles, type ProfileStore } from './steps/ingest/profiles.js';
 import { createSimulatedSteps } from './steps/simulated.js';
 import { createZk, type ZkClient, type ZkOptions } from './zk/index.js';
 import { startEmbedded } from './zk-server/embedded.js';
+import { readEndpoint } from './endpoint-file.js';
 import { Closing, startUp, startUpRetry, type StartUpOptions } from './service-startup.js';
 
 /** How `mrtq serve` runs; every field has a default. */
@@ -56,6 +59,8 @@ export interface ServiceOptions extends StartUpOptions {
   inspectPort?: number;
   /** HTTP API port (0 = a free one); `false` serves no HTTP. Default: the configured port. */
   httpPort?: number | false;
+  /** How often the dashboard's charts are sampled (GET /metrics/history); default 10 s. */
+  metricsSampleMs?: number;
 }
 
 /** A running service: stop() drains the engine and closes the session. */
@@ -72,6 +77,16 @@ export interface Service {
 async function resolveConnectString(config: Config, options: ServiceOptions, log: Logger): Promise<string> {
   const given = options.zkConnect ?? config.zkConnect;
   if (given) return given;
+  // Another service running from this data directory: share its ZooKeeper, never start a second.
+  const running = readEndpoint(config.dataDir);
+  if (running.kind === 'live') {
+    const { connectString, pid } = running.record;
+    log.info(
+      { connectString, pid, endpointFile: running.file },
+      'ZooKeeper of the service already running here',
+    );
+    return connectString;
+  }
   const embedded = await startEmbedded(config);
   log.info(
     { connectString: embedded.connectString, source: embedded.source, reused: embedded.reused },
@@ -140,6 +155,8 @@ export async function startService(config: Config, options: ServiceOptions, log:
       now: () => new Date(),
       commits: new GroupCommit(zk),
     };
+    const history = sampleHistory(queue, metrics, options.metricsSampleMs, log);
+    closing.add(() => history.sampling.stop());
     const deployment = servedStates(config, options, queue.lifecycle);
     const access = servedAccess(config, options);
     logDeployment(log, deployment, access);
@@ -161,6 +178,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       profiles: steps.profiles,
       engine,
       metrics,
+      metricsHistory: history.history,
       ready: () => running && zk.isConnected,
       log,
       deployment: { mode: deployment.deployment, leftToMerritt: deployment.leftToMerritt },
@@ -195,6 +213,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
         await api?.close();
         await engine.stop(graceMs);
         await cleaner.stop();
+        await history.sampling.stop();
         ledgerFile?.close();
         await registration.close();
         await steps.close?.();
@@ -209,13 +228,41 @@ export async function startService(config: Config, options: ServiceOptions, log:
   }
 }
 
+/**
+ * The last hour of this process's metrics for the dashboard's charts: the engine's own transitions
+ * and step durations, and the queue's depth per state read at every sample.
+ */
+function sampleHistory(
+  queue: QueueContext,
+  metrics: EngineMetrics,
+  intervalMs: number | undefined,
+  log: Logger,
+): { history: MetricsHistory; sampling: Sampling } {
+  const history = new MetricsHistory(queue.lifecycle, { intervalMs });
+  recordInto(metrics, history);
+  const sampling = startSampling(
+    history,
+    () => jobDepths(queue),
+    (err) => log.debug({ err, component: 'metrics-history' }, 'sample without queue depth'),
+  );
+  return { history, sampling };
+}
+
 /** The HTTP API, unless the options say none; it listens before start-up needs ZooKeeper. */
 async function serveHttp(
   config: Config,
   options: ServiceOptions,
   deps: Pick<
     HttpApiDeps,
-    'queue' | 'profiles' | 'engine' | 'metrics' | 'ready' | 'log' | 'deployment' | 'ingestQueueRoot'
+    | 'queue'
+    | 'profiles'
+    | 'engine'
+    | 'metrics'
+    | 'metricsHistory'
+    | 'ready'
+    | 'log'
+    | 'deployment'
+    | 'ingestQueueRoot'
   >,
 ): Promise<RunningHttpApi | undefined> {
   if (options.httpPort === false) return undefined;

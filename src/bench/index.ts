@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../config.js';
 import type { QueueContext } from '../queue/context.js';
+import { packagePath } from '../package-root.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
 import { provideZooKeeper } from '../zk-server/provider.js';
 import { baselineRate } from './baseline.js';
 import { createCeiling, multiCeiling } from './ceiling.js';
+import { cliStartTime } from './cli-start.js';
 import { describeMachine, type MachineDescription } from './machine.js';
 import { persist } from './retry.js';
 import { engineAtScale, seedPendingJobs } from './scale.js';
@@ -56,6 +58,8 @@ export interface BenchResult {
   baseline_jobs: number;
   baseline_jobs_per_s: number;
   ratio_engine_to_baseline: number;
+  cli_help_ms: number;
+  cli_help_ms_from_source: number;
   targets: Record<string, { target: string; value: number; met: boolean }>;
 }
 
@@ -75,6 +79,7 @@ function targetsOf(r: Omit<BenchResult, 'targets'>): BenchResult['targets'] {
     expansion_jobs_per_s: t('>= 5000', r.expansion_jobs_per_s, r.expansion_jobs_per_s >= 5000),
     rss_mb_100k_pending: t('<= 300', r.rss_mb_100k_pending, r.rss_mb_100k_pending <= 300),
     first_acquire_ms: t('<= 1000', r.first_acquire_ms, r.first_acquire_ms <= 1000),
+    cli_help_ms: t('<= 300', r.cli_help_ms, r.cli_help_ms <= 300),
   };
 }
 
@@ -201,6 +206,9 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       `scale: ${scale.pendingJobs} pending, ${round(scale.rssMbPeak)} MB, first acquire ${round(scale.firstAcquireMs)} ms`,
     );
 
+    const cli = cliStartTime(quick ? 3 : 10);
+    say(`cli: mrtq --help ${round(cli.helpMs)} ms (from the sources ${round(cli.helpMsSource)} ms)`);
+
     const partial: Omit<BenchResult, 'targets'> = {
       date: new Date().toISOString(),
       profile: quick ? 'quick' : 'full',
@@ -227,9 +235,11 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       baseline_jobs: sizes.baseline,
       baseline_jobs_per_s: round(baseline, 2),
       ratio_engine_to_baseline: round(pick('jobsPerS') / baseline, 2),
+      cli_help_ms: round(cli.helpMs),
+      cli_help_ms_from_source: round(cli.helpMsSource),
     };
     const result: BenchResult = { ...partial, targets: targetsOf(partial) };
-    const dir = options.resultsDir ?? join(import.meta.dirname, '..', '..', 'bench', 'results');
+    const dir = options.resultsDir ?? packagePath('bench', 'results');
     if (dir !== '') {
       mkdirSync(dir, { recursive: true });
       const name = `${result.date.replace(/[:.]/g, '-')}-${result.profile}.json`;
@@ -259,6 +269,7 @@ export function formatBench(r: BenchResult): string {
     `  expansion of ${r.expansion_objects} objects          ${r.expansion_jobs_per_s} jobs/s`,
     `  ${r.scale_pending_jobs} pending jobs: engine RSS ${r.rss_mb_100k_pending} MB, first acquire ${r.first_acquire_ms} ms (start-up ${r.engine_startup_ms} ms)`,
     `  baseline (seed 003 recipe, polling)     ${r.baseline_jobs_per_s} jobs/s; engine is ${r.ratio_engine_to_baseline} ×`,
+    `  mrtq --help, new process              ${r.cli_help_ms} ms (from the sources ${r.cli_help_ms_from_source} ms)`,
     '',
     '  targets:',
     ...Object.entries(r.targets).map(

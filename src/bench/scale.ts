@@ -2,13 +2,13 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { SERVE_NODE_FLAGS } from '../serve-flags.js';
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createBatch } from '../queue/batch-create.js';
 import type { QueueContext } from '../queue/context.js';
 import { createJobs, type JobSpec } from '../queue/job-create.js';
+import { packagePath } from '../package-root.js';
 import { persist } from './retry.js';
 
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
+const BIN = packagePath('bin', 'mrtq.js');
 
 /** Resident set size of a process in MB (Linux /proc), or NaN when it cannot be read. */
 export function rssMb(pid: number): number {

@@ -1,84 +1,46 @@
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
-import { loadConfig, type Config } from '../config.js';
+import { CommanderError } from 'commander';
+import type { Config } from '../config.js';
+import { packagePath } from '../package-root.js';
 import { QueueError } from '../queue/errors.js';
 import { shutdownTelemetry } from '../telemetry/lifecycle.js';
-import { registerBench } from './commands/bench.js';
-import { registerBulk } from './commands/bulk.js';
-import { registerCleanup } from './commands/cleanup.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerAdmin } from './commands/admin.js';
-import { registerListing } from './commands/listing.js';
-import { registerMigrate } from './commands/migrate.js';
-import { registerServe } from './commands/serve.js';
-import { registerSubmit } from './commands/submit.js';
-import { registerTree } from './commands/tree.js';
-import { registerWatch } from './commands/watch.js';
-import { registerZk } from './commands/zk.js';
-import type { CliContext } from './context.js';
-import { zkCliError } from './connection.js';
 import { CliError, ExitCode } from './exit-codes.js';
+import { buildProgram } from './program.js';
 
 /** The package's version, from its package.json (the one file that states it). */
 function packageVersion(): string {
-  const file = new URL('../../package.json', import.meta.url);
-  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 }
 
-function buildProgram(config: Config): Command {
-  const program = new Command('mrtq')
-    .description('Merritt ingest queue on Apache ZooKeeper')
-    .version(packageVersion(), '-V, --version', 'print the version')
-    .option('--config <file>', 'YAML or JSON settings, named as the environment variables (also MRTQ_CONFIG)')
-    .option(
-      '--zk <connect>',
-      'ZooKeeper connection string (host:port[,host:port][/chroot]); default ZK_CONNECT',
-    )
-    .exitOverride()
-    .showHelpAfterError();
-  const ctx: CliContext = {
-    config,
-    zkFlag: () => program.opts<{ zk?: string }>().zk,
-    stdout: process.stdout,
-    stderr: process.stderr,
-  };
-  registerServe(program, ctx);
-  registerSubmit(program, ctx);
-  registerAdmin(program, ctx);
-  registerBulk(program, ctx);
-  registerListing(program, ctx);
-  registerZk(program, ctx);
-  registerTree(program, ctx);
-  registerWatch(program, ctx);
-  registerDoctor(program, ctx);
-  registerCleanup(program, ctx);
-  registerMigrate(program, ctx);
-  registerBench(program, ctx);
-  return program;
+/** The configuration, read when a command runs: `--config <file>`, else as config.ts finds it. */
+async function loadCliConfig(configFile: string | undefined): Promise<Config> {
+  const { loadConfig } = await import('../config.js');
+  try {
+    return loadConfig(undefined, configFile);
+  } catch (err) {
+    throw new CliError((err as Error).message, ExitCode.usage, { cause: err });
+  }
 }
 
-/** `--config <file>` is read before the commands are parsed: every command needs the configuration. */
-function configFlag(argv: string[]): string | undefined {
-  const at = argv.indexOf('--config');
-  if (at >= 0) return argv[at + 1];
-  return argv.find((arg) => arg.startsWith('--config='))?.slice('--config='.length);
+/** ZooKeeper that stopped answering mid-command is "unavailable" too, said in one line. */
+async function knownError(err: unknown): Promise<CliError | undefined> {
+  if (err instanceof CliError) return err;
+  if (err instanceof QueueError) return undefined;
+  const { zkCliError } = await import('./connection.js');
+  return zkCliError(err);
 }
 
 async function main(argv: string[]): Promise<number> {
-  let config: Config;
   try {
-    config = loadConfig(undefined, configFlag(argv));
-  } catch (err) {
-    process.stderr.write(`mrtq: ${(err as Error).message}\n`);
-    return ExitCode.usage;
-  }
-  try {
-    await buildProgram(config).parseAsync(argv);
+    const program = await buildProgram(argv.slice(2), {
+      version: packageVersion(),
+      loadConfig: loadCliConfig,
+    });
+    await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.ok;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
-    // ZooKeeper that stopped answering mid-command is "unavailable" too, said in one line.
-    const known = err instanceof CliError ? err : zkCliError(err);
+    const known = await knownError(err);
     if (known) {
       process.stderr.write(`mrtq: ${known.message}\n`);
       return known.exitCode;

@@ -1,10 +1,5 @@
 import { InvalidArgumentError } from 'commander';
-import { pino } from 'pino';
-import { createLogger } from '../logger.js';
 import { CliError, ExitCode } from './exit-codes.js';
-import type { QueueContext } from '../queue/context.js';
-import type { ZkClient } from '../zk/index.js';
-import { merrittJobLifecycle } from '../../machines/index.js';
 
 const UNITS: Readonly<Record<string, number>> = {
   ms: 1,
@@ -37,15 +32,5 @@ export function nonNegative(name: string) {
     if (!Number.isInteger(n) || n < 0)
       throw new CliError(`${name} must be a whole number of 0 or more, got "${value}"`, ExitCode.usage);
     return n;
-  };
-}
-
-/** A queue context for one command: logs go to stderr (stdout carries the output), warnings only. */
-export function commandQueueContext(zk: ZkClient): QueueContext {
-  return {
-    zk,
-    lifecycle: merrittJobLifecycle,
-    log: createLogger('warn', pino.destination({ fd: 2, sync: true })),
-    now: () => new Date(),
   };
 }

@@ -11,16 +11,17 @@ function declareCounters(): Counters {
   counters.declare(
     'mrtq_http_requests_total',
     'HTTP requests this process answered, by method, route and status code.',
+    ['method', 'route', 'status'],
   );
   counters.declare(
     'mrtq_batches_submitted_total',
     "Batches submitted through this process's API (created=false: the uuid was known).",
+    ['created'],
   );
   counters.declare(
     'mrtq_events_clients_dropped_total',
     'Clients of /events this process disconnected for not reading (more than the buffer limit waiting for them).',
   );
-  counters.inc('mrtq_events_clients_dropped_total', {}, 0); // 0 until the first, not absent
   return counters;
 }
 

@@ -6,11 +6,11 @@ import Fastify, {
   type preValidationAsyncHookHandler,
 } from 'fastify';
 import { createApiContext } from './api-context.js';
-import { bearerGuard, streamGuard, withoutToken } from './auth.js';
+import { bearerGuard, registerBearerAuth, streamGuard, withoutToken } from './auth.js';
 import type { ApiContext, HttpApiDeps, RouteSpec } from './deps.js';
 import { toHttpError } from './errors.js';
 import { EVENT_STREAM, eventsRoute } from './events-route.js';
-import { buildOpenApi, type OpenApiDocument } from './openapi.js';
+import { documentation, registerOpenApi } from './openapi.js';
 import { accessRoutes } from './routes-access.js';
 import { adminRoutes } from './routes-admin.js';
 import { bulkRoutes } from './routes-bulk.js';
@@ -21,6 +21,8 @@ import { registerIngestQueue } from './routes-ingest-queue.js';
 import { itemRoutes } from './routes-items.js';
 import { registerUi } from './routes-ui.js';
 import { searchRoutes } from './routes-search.js';
+import { rollupRoutes } from './routes-rollups.js';
+import { metricsHistoryRoutes, registerUiVendor } from './routes-metrics-history.js';
 import { anyObject, errorBody } from './schemas.js';
 
 /** Version of the API the OpenAPI document describes. */
@@ -29,14 +31,15 @@ export const API_VERSION = '1.0.0';
 /** Largest request body accepted (a submission is a few hundred bytes). */
 const BODY_LIMIT = 64 * 1024;
 
-function openApiRoute(document: () => OpenApiDocument): RouteSpec {
+/** `GET /openapi.json`: the document @fastify/swagger builds from the routes registered by serveRoutes. */
+export function openApiRoute(): RouteSpec {
   return {
     method: 'GET',
     url: '/openapi.json',
     tag: 'health',
-    summary: 'This OpenAPI document (built from the schemas the routes validate with)',
+    summary: 'This OpenAPI document (built by @fastify/swagger from the schemas the routes validate with)',
     schema: { response: { 200: anyObject } },
-    handler: () => Promise.resolve(document()),
+    handler: (request) => Promise.resolve(request.server.swagger()),
   };
 }
 
@@ -51,9 +54,10 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
     eventsRoute(ctx),
     ...dashboardRoutes(ctx),
     ...searchRoutes(ctx),
+    ...rollupRoutes(ctx),
+    ...metricsHistoryRoutes(ctx),
   ];
-  let document: OpenApiDocument | undefined;
-  routes.push(openApiRoute(() => (document ??= buildOpenApi(routes, API_VERSION))));
+  routes.push(openApiRoute());
   return routes;
 }
 
@@ -85,13 +89,32 @@ function register(app: FastifyInstance, spec: RouteSpec, guards: Guards): void {
   app.route({
     method: spec.method,
     url: spec.url,
-    schema: { ...spec.schema, response: { ...spec.schema.response, ...errors } },
-    config: { action: spec.action },
+    schema: { ...spec.schema, response: { ...spec.schema.response, ...errors }, ...documentation(spec) },
+    config: { action: spec.action, produces: spec.produces },
     // HEAD of an event stream would never end.
     exposeHeadRoute: spec.method === 'GET' && spec.produces !== EVENT_STREAM,
     ...(onRequest ? { onRequest } : {}),
     ...(preValidation ? { preValidation } : {}),
     handler: spec.handler,
+  });
+}
+
+/**
+ * Serves `routes` with their token checks, and documents them: every RouteSpec served here is
+ * in the OpenAPI document (see openapi.ts), whoever added it.
+ */
+export function serveRoutes(
+  app: FastifyInstance,
+  routes: readonly RouteSpec[],
+  token: string | undefined,
+): void {
+  const guards: Guards = { mutating: bearerGuard(token), stream: streamGuard(token) };
+  // The document sees only routes registered after @fastify/swagger has loaded: in a plugin after it.
+  registerOpenApi(app, API_VERSION);
+  registerBearerAuth(app, token);
+  void app.register((api, _options, done) => {
+    for (const spec of routes) register(api, spec, guards);
+    done();
   });
 }
 
@@ -149,9 +172,9 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
     close();
     done();
   });
-  const guards: Guards = { mutating: bearerGuard(deps.token), stream: streamGuard(deps.token) };
-  for (const spec of apiRoutes(ctx)) register(app, spec, guards);
+  serveRoutes(app, apiRoutes(ctx), deps.token);
   registerUi(app);
+  registerUiVendor(app);
   if (deps.ingestQueueRoot !== undefined) registerIngestQueue(app, deps.ingestQueueRoot);
   return app;
 }

@@ -1,18 +1,15 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyRequest } from 'fastify';
+import bearerAuth from '@fastify/bearer-auth';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpProblem } from './errors.js';
 
 const CHALLENGE = 'Bearer realm="mrtq"';
 
-type Guard = (request: FastifyRequest) => Promise<void>;
+type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
-}
+/** What @fastify/bearer-auth reads of a request: its Authorization header (and its logger). */
+type Presented = Pick<FastifyRequest, 'log'> & { raw: { headers: { authorization?: string } } };
 
-function bearerOf(request: FastifyRequest): string | undefined {
-  return /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-}
+const isBearer = (authorization: string | undefined): boolean => /^Bearer\s+\S/i.test(authorization ?? '');
 
 /** `?token=`: EventSource cannot send headers. */
 function queryTokenOf(request: FastifyRequest): string | undefined {
@@ -20,19 +17,46 @@ function queryTokenOf(request: FastifyRequest): string | undefined {
   return typeof token === 'string' && token !== '' ? token : undefined;
 }
 
-/** Undefined when `presented` is the token; else the 401 to answer, `missing` saying what to send. */
-function refusal(expected: Buffer, presented: string | undefined, missing: string): HttpProblem | undefined {
-  if (presented === undefined)
+/**
+ * The library's refusal as this API's 401: a request with no bearer credential (no header, or
+ * another scheme) is told what to send; one with a wrong token is told it is not valid.
+ */
+function refusal(err: Error & { code?: string }, presented: Presented, missing: string): Error {
+  if (!err.code?.startsWith('FST_BEARER_AUTH_')) return err;
+  if (!isBearer(presented.raw.headers.authorization))
     return new HttpProblem(401, 'UNAUTHORIZED', missing, { 'www-authenticate': CHALLENGE });
-  // Compare digests: equal length and constant time, whatever the caller sent.
-  if (timingSafeEqual(digest(presented), expected)) return undefined;
   return new HttpProblem(401, 'UNAUTHORIZED', 'the bearer token is not valid', {
     'www-authenticate': `${CHALLENGE}, error="invalid_token"`,
   });
 }
 
-const answer = (problem: HttpProblem | undefined): Promise<void> =>
-  problem ? Promise.reject(problem) : Promise.resolve();
+/** Runs @fastify/bearer-auth's check (timing-safe compare with the configured token) on `presented`. */
+function verify(request: FastifyRequest, reply: FastifyReply, presented: Presented, missing: string) {
+  const check = request.server.verifyBearerAuth;
+  if (!check) return Promise.reject(new Error('@fastify/bearer-auth is not registered'));
+  return new Promise<void>((resolve, reject) =>
+    check(presented as FastifyRequest, reply, (err) =>
+      err ? reject(refusal(err, presented, missing)) : resolve(),
+    ),
+  );
+}
+
+/**
+ * Registers @fastify/bearer-auth with the configured token, for the guards below to call (it adds
+ * no hook of its own: which routes need the token is the guards' decision). Nothing without a
+ * token: mutating routes are then refused and streams open.
+ */
+export function registerBearerAuth(app: FastifyInstance, token: string | undefined): void {
+  if (token === undefined) return;
+  void app.register(bearerAuth, {
+    keys: [token],
+    addHook: false,
+    // `bearer` in any case, as RFC 6749 allows.
+    specCompliance: 'rfc6749',
+    // Refusals are logged once, by the error handler (at debug).
+    verifyErrorLogLevel: 'trace',
+  });
+}
 
 /**
  * The check every mutating route runs before anything else (before validation, so an
@@ -41,9 +65,8 @@ const answer = (problem: HttpProblem | undefined): Promise<void> =>
  * must not be open by accident.
  */
 export function bearerGuard(token: string | undefined): Guard {
-  const expected = token === undefined ? undefined : digest(token);
-  return (request) => {
-    if (expected === undefined) {
+  return (request, reply) => {
+    if (token === undefined) {
       return Promise.reject(
         new HttpProblem(
           403,
@@ -52,7 +75,7 @@ export function bearerGuard(token: string | undefined): Guard {
         ),
       );
     }
-    return answer(refusal(expected, bearerOf(request), 'send Authorization: Bearer <token>'));
+    return verify(request, reply, request, 'send Authorization: Bearer <token>');
   };
 }
 
@@ -63,11 +86,15 @@ export function bearerGuard(token: string | undefined): Guard {
  * Without a configured token streams stay open to all, like the other reads.
  */
 export function streamGuard(token: string | undefined): Guard {
-  const expected = token === undefined ? undefined : digest(token);
-  return (request) => {
-    if (expected === undefined) return Promise.resolve();
-    const presented = bearerOf(request) ?? queryTokenOf(request);
-    return answer(refusal(expected, presented, 'send Authorization: Bearer <token>, or ?token=<token>'));
+  return (request, reply) => {
+    if (token === undefined) return Promise.resolve();
+    const query = queryTokenOf(request);
+    // The query token is checked as the header it stands for, by the same library call.
+    const presented: Presented =
+      !isBearer(request.headers.authorization) && query !== undefined
+        ? { log: request.log, raw: { headers: { authorization: `Bearer ${query}` } } }
+        : request;
+    return verify(request, reply, presented, 'send Authorization: Bearer <token>, or ?token=<token>');
   };
 }
 

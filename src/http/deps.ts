@@ -4,8 +4,9 @@ import type { Engine } from '../engine/engine.js';
 import type { QueueContext } from '../queue/context.js';
 import type { ProfileStore } from '../steps/ingest/profiles.js';
 import type { SessionState } from '../zk/index.js';
-import type { MetricFamily } from '../telemetry/prometheus.js';
+import type { MetricsProvider } from '../telemetry/prometheus.js';
 import type { Counters } from '../telemetry/prometheus.js';
+import type { MetricsHistory } from '../telemetry/metrics-history.js';
 import type { EventFanout } from './event-fanout.js';
 import type { JsonSchema } from './schemas.js';
 
@@ -33,13 +34,15 @@ export interface HttpApiDeps {
   /** Jaeger UI base URL: job and batch answers then link to `<jaegerUrl>/trace/<traceId>`. */
   jaegerUrl?: string;
   /** Metrics this process keeps outside the API (engine, ZooKeeper client), added to `/metrics`. */
-  metrics?: { toFamilies(): MetricFamily[] };
+  metrics?: MetricsProvider;
   /** True when this process can do its work: ZooKeeper session live and consumers running. */
   ready(): boolean;
   /** The deployment this process runs and the job states it leaves to Merritt's services (`/readyz`). */
   deployment?: { mode: string; leftToMerritt: readonly { state: string; service: string }[] };
   /** With MRTQ_PUBLIC_URL (any deployment): the work root, served read-only under `/ingestqueue` (see routes-ingest-queue.ts). */
   ingestQueueRoot?: string;
+  /** The last hour of this process's own metrics (`GET /metrics/history`), when it samples them. */
+  metricsHistory?: MetricsHistory;
   log: Logger;
 }
 

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { EventLog } from './event-log.js';
+import type { EventLog, EventPosition } from './event-log.js';
 
 export { DEFAULT_EVENTS_BUFFER_BYTES } from '../config.js';
 
@@ -24,6 +24,8 @@ export type EventSink = Pick<
 export class EventClient {
   /** The next piece of the log to write; unset until the client joins the log. */
   private cursor: number | undefined;
+  /** Where to start in the piece at `cursor` (a resumed client starts inside one). */
+  private skip = 0;
   private log: EventLog | undefined;
   /** The socket is backed up: the log is written on from its next `drain`. */
   private waiting = false;
@@ -51,6 +53,14 @@ export class EventClient {
     if (!this.gone) this.write(first);
   }
 
+  /** Sends what `log` holds from `from` on (a reconnected client's missed events), then the rest. */
+  resume(log: EventLog, from: EventPosition): boolean {
+    this.log = log;
+    this.cursor = from.seq;
+    this.skip = from.offset;
+    return this.catchUp();
+  }
+
   /**
    * Writes what the log got since, as far as the socket takes it; disconnects the client if that
    * leaves it more than the limit behind. False once the client is gone.
@@ -60,7 +70,11 @@ export class EventClient {
     const { log, cursor } = this;
     if (log === undefined || cursor === undefined) return true;
     let next = cursor;
-    while (!this.waiting && next < log.head) this.write(log.piece(next++));
+    while (!this.waiting && next < log.head) {
+      const piece = log.piece(next++);
+      this.write(this.skip > 0 ? piece.slice(this.skip) : piece);
+      this.skip = 0;
+    }
     this.cursor = next;
     const behind = log.endOffset - log.offsetOf(next) + this.sink.writableLength;
     if (behind <= this.limit) return true;

@@ -18,15 +18,24 @@ function open(res: ServerResponse): void {
   res.write(': mrtq transitions\n\n');
 }
 
+/** The `Last-Event-ID` a reconnecting EventSource sends (one value, however many were sent). */
+function lastEventIdOf(value: string | string[] | undefined): string | undefined {
+  const id = Array.isArray(value) ? value[0] : value;
+  return id === undefined || id === '' ? undefined : id;
+}
+
 /**
- * `GET /events`: server-sent events. `ready` once every job folder and batch status has been
- * read (transitions after it are seen), then one `transition` event per observed change
- * `{kind, id, from, to, at}`. No replay: a client that reconnects sees transitions from then on.
- * A client that stops reading is disconnected once `ctx.eventsBufferBytes` wait for it (see
- * EventClient), counted in `mrtq_events_clients_dropped_total`.
+ * `GET /events`: server-sent events, each with an `id:`. `ready` once every job folder and batch
+ * status has been read (transitions after it are seen), then one `transition` event per observed
+ * change `{kind, id, from, to, at}`. A client that reconnects with `Last-Event-ID` (EventSource
+ * does by itself) gets the transitions it missed, then the live ones, when this process still
+ * holds them (the last `ctx.eventsBufferBytes` of frames, see EventFanout); else `reset` in place
+ * of `ready`. A client that stops reading is disconnected once `ctx.eventsBufferBytes` wait for
+ * it (see EventClient), counted in `mrtq_events_clients_dropped_total`.
  */
 export function eventsRoute(ctx: ApiContext): RouteSpec {
   const limit = ctx.eventsBufferBytes ?? DEFAULT_EVENTS_BUFFER_BYTES;
+  ctx.events.configure({ retainBytes: limit });
   return {
     method: 'GET',
     url: '/events',
@@ -34,6 +43,8 @@ export function eventsRoute(ctx: ApiContext): RouteSpec {
     summary:
       'Server-sent events: `ready`, then `transition` {kind, id, from, to, at} for every job and batch ' +
       'state change any process makes (fast consecutive changes of one item may arrive merged). ' +
+      'Every event has an `id:`; a client that reconnects with `Last-Event-ID` gets the events it missed ' +
+      '(while this process still holds them), else `reset` in place of `ready`: re-read what it shows. ' +
       'With a token configured: `Authorization: Bearer <token>` or `?token=<token>`. A client that ' +
       `stops reading is disconnected once ${limit} bytes wait for it`,
     produces: EVENT_STREAM,
@@ -54,7 +65,7 @@ export function eventsRoute(ctx: ApiContext): RouteSpec {
         clearInterval(keepAlive);
         ctx.events.remove(client);
       });
-      ctx.events.add(client);
+      ctx.events.add(client, lastEventIdOf(request.headers['last-event-id']));
       return Promise.resolve(reply);
     },
   };

@@ -1,4 +1,4 @@
-import { getHeapStatistics } from 'node:v8';
+import { Gauge, Registry } from 'prom-client';
 import { batchStates } from '../../machines/index.js';
 import type { QueueContext } from '../queue/context.js';
 import { createLimit } from '../queue/doctor-reader.js';
@@ -16,18 +16,26 @@ import {
 import { decodeBatchStatus } from '../queue/wire.js';
 import { isZkError, type SessionState } from '../zk/index.js';
 import type { EngineView } from './deps.js';
-import type { Counters, MetricFamily } from '../telemetry/prometheus.js';
+import {
+  processMetrics,
+  readFamilies,
+  type Counters,
+  type Labels,
+  type MetricFamily,
+  type MetricsProvider,
+} from '../telemetry/prometheus.js';
 
 /** What `/metrics` reads. */
 export interface MetricsSource {
   queue: QueueContext;
   engine?: EngineView;
   sessionState(): SessionState;
+  /** The API's counters, in the app's own registry. */
   counters: Counters;
   /** The clients of `/events` connected now. */
   events?: { readonly size: number; readonly heldBytes: number };
   /** This process's engine and ZooKeeper client metrics, when it runs an engine. */
-  metrics?: { toFamilies(): MetricFamily[] };
+  metrics?: MetricsProvider;
 }
 
 const SESSION_STATES: readonly SessionState[] = [
@@ -40,12 +48,15 @@ const SESSION_STATES: readonly SessionState[] = [
 /** Batch status reads in flight while counting (one small read per batch). */
 const STATUS_READS = 64;
 
-const gauge = (name: string, help: string, samples: MetricFamily['samples']): MetricFamily => ({
-  name,
-  help,
-  type: 'gauge',
-  samples,
-});
+type Samples = { labels?: Labels; value: number }[];
+
+/** A gauge computed at scrape time: `read` gives every sample it has now. */
+interface GaugeSpec {
+  name: string;
+  help: string;
+  labelNames?: readonly string[];
+  read(source: MetricsSource): Promise<Samples> | Samples;
+}
 
 async function childCount(queue: QueueContext, path: string): Promise<number> {
   return (await queue.zk.exists(path))?.numChildren ?? 0;
@@ -55,17 +66,13 @@ async function childCount(queue: QueueContext, path: string): Promise<number> {
  * Jobs per state of the lifecycle the queue runs: the number of refs in each state's folder under
  * `/jobs/states` (one stat each).
  */
-async function jobCounts(queue: QueueContext): Promise<MetricFamily> {
-  const lifecycle = queue.lifecycle;
+async function jobCounts({ queue }: MetricsSource): Promise<Samples> {
+  const { lifecycle } = queue;
   const { states } = lifecycle;
   const counts = await Promise.all(
     states.map((state) => childCount(queue, jobStateFolder(lifecycle.folderOf(state)))),
   );
-  return gauge(
-    'mrtq_jobs',
-    'Jobs per state (refs in /jobs/states/<state>).',
-    states.map((state, i) => ({ labels: { state }, value: counts[i] ?? 0 })),
-  );
+  return states.map((state, i) => ({ labels: { state }, value: counts[i] ?? 0 }));
 }
 
 async function batchStatusOf(queue: QueueContext, bid: string): Promise<string | undefined> {
@@ -79,7 +86,7 @@ async function batchStatusOf(queue: QueueContext, bid: string): Promise<string |
 }
 
 /** Batches per status: every batch's status node is read (status `invalid` when it cannot be). */
-async function batchCounts(queue: QueueContext): Promise<MetricFamily> {
+async function batchCounts({ queue }: MetricsSource): Promise<Samples> {
   const bids = (await queue.zk.exists(BATCHES))
     ? (await queue.zk.getChildren(BATCHES)).filter(isBatchId)
     : [];
@@ -87,92 +94,137 @@ async function batchCounts(queue: QueueContext): Promise<MetricFamily> {
   const statuses = await Promise.all(bids.map((bid) => limit(() => batchStatusOf(queue, bid))));
   const counts = new Map<string, number>([...batchStates, 'invalid'].map((status) => [status, 0]));
   for (const status of statuses) if (status) counts.set(status, (counts.get(status) ?? 0) + 1);
-  return gauge(
-    'mrtq_batches',
-    'Batches per status (read from /batches/<bid>/status; invalid: unreadable).',
-    [...counts].map(([status, value]) => ({ labels: { status }, value })),
-  );
+  return [...counts].map(([status, value]) => ({ labels: { status }, value }));
 }
 
-async function holdGauges(queue: QueueContext): Promise<MetricFamily[]> {
+async function pausedQueues({ queue }: MetricsSource): Promise<Samples> {
   const paused = await Promise.all(QUEUE_NAMES.map((name) => queue.zk.exists(queueLockPath(name))));
-  const [held, small, large] = await Promise.all(
-    [COLLECTION_LOCKS, `${ACCESS}/small`, `${ACCESS}/large`].map((path) => childCount(queue, path)),
+  return QUEUE_NAMES.map((name, i) => ({ labels: { queue: name }, value: paused[i] ? 1 : 0 }));
+}
+
+async function accessRequests({ queue }: MetricsSource): Promise<Samples> {
+  const [small, large] = await Promise.all(
+    ['small', 'large'].map((name) => childCount(queue, `${ACCESS}/${name}`)),
   );
   return [
-    gauge(
-      'mrtq_queue_paused',
-      'Whether a queue is paused (/locks/queue/<queue> exists).',
-      QUEUE_NAMES.map((name, i) => ({ labels: { queue: name }, value: paused[i] ? 1 : 0 })),
-    ),
-    gauge('mrtq_collections_held', 'Collections on hold (/locks/collections).', [{ value: held ?? 0 }]),
-    gauge('mrtq_access_requests', 'Access requests per queue (children of /access/<queue>).', [
-      { labels: { queue: 'small' }, value: small ?? 0 },
-      { labels: { queue: 'large' }, value: large ?? 0 },
-    ]),
+    { labels: { queue: 'small' }, value: small ?? 0 },
+    { labels: { queue: 'large' }, value: large ?? 0 },
   ];
 }
 
-/** This process's memory, named as Prometheus client libraries name it. */
-function memoryGauges(): MetricFamily[] {
-  const memory = process.memoryUsage();
-  return [
-    gauge('process_resident_memory_bytes', 'Resident memory of this process.', [{ value: memory.rss }]),
-    gauge('nodejs_heap_size_total_bytes', 'V8 heap reserved by this process.', [{ value: memory.heapTotal }]),
-    gauge('nodejs_heap_size_used_bytes', 'V8 heap in use by this process.', [{ value: memory.heapUsed }]),
-    gauge('nodejs_heap_size_limit_bytes', 'The V8 heap limit this process was started with.', [
-      { value: getHeapStatistics().heap_size_limit },
-    ]),
-    gauge('nodejs_external_memory_bytes', 'Memory of this process outside the V8 heap (buffers).', [
-      { value: memory.external },
-    ]),
-  ];
+/** The queue as the tree holds it right now, and this process's session, work and event clients. */
+const GAUGES: readonly GaugeSpec[] = [
+  {
+    name: 'mrtq_jobs',
+    help: 'Jobs per state (refs in /jobs/states/<state>).',
+    labelNames: ['state'],
+    read: jobCounts,
+  },
+  {
+    name: 'mrtq_batches',
+    help: 'Batches per status (read from /batches/<bid>/status; invalid: unreadable).',
+    labelNames: ['status'],
+    read: batchCounts,
+  },
+  {
+    name: 'mrtq_queue_paused',
+    help: 'Whether a queue is paused (/locks/queue/<queue> exists).',
+    labelNames: ['queue'],
+    read: pausedQueues,
+  },
+  {
+    name: 'mrtq_collections_held',
+    help: 'Collections on hold (/locks/collections).',
+    read: async ({ queue }) => [{ value: await childCount(queue, COLLECTION_LOCKS) }],
+  },
+  {
+    name: 'mrtq_access_requests',
+    help: 'Access requests per queue (children of /access/<queue>).',
+    labelNames: ['queue'],
+    read: accessRequests,
+  },
+  {
+    name: 'mrtq_zk_session_state',
+    help: "This process's ZooKeeper session state (1 for the current state).",
+    labelNames: ['state'],
+    read: (source) => {
+      const current = source.sessionState();
+      return SESSION_STATES.map((state) => ({ labels: { state }, value: state === current ? 1 : 0 }));
+    },
+  },
+  {
+    name: 'mrtq_engine_in_flight',
+    help: 'Items this process is working on, per consumer.',
+    labelNames: ['consumer'],
+    read: (source) =>
+      Object.entries(source.engine?.running() ?? {}).map(([consumer, value]) => ({
+        labels: { consumer },
+        value,
+      })),
+  },
+  {
+    name: 'mrtq_events_clients',
+    help: 'Clients of /events connected to this process.',
+    read: (source) => [{ value: source.events?.size ?? 0 }],
+  },
+  {
+    name: 'mrtq_events_held_bytes',
+    help: 'Bytes of /events frames held for clients that have not taken them yet (shared by all clients).',
+    read: (source) => [{ value: source.events?.heldBytes ?? 0 }],
+  },
+];
+
+/**
+ * A gauge whose samples are read when it is scraped. All of them are read first and set at once,
+ * so two scrapes at the same time each see a whole set.
+ */
+function scrapedGauge(spec: GaugeSpec, source: MetricsSource, registry: Registry): void {
+  const gauge: Gauge = new Gauge({
+    name: spec.name,
+    help: spec.help,
+    labelNames: spec.labelNames ?? [],
+    registers: [registry],
+    collect: async () => {
+      const samples = await spec.read(source);
+      gauge.reset();
+      for (const sample of samples) gauge.set(sample.labels ?? {}, sample.value);
+    },
+  });
 }
 
-function processGauges(source: MetricsSource): MetricFamily[] {
-  const current = source.sessionState();
-  const running = Object.entries(source.engine?.running() ?? {});
-  return [
-    ...memoryGauges(),
-    gauge(
-      'mrtq_zk_session_state',
-      "This process's ZooKeeper session state (1 for the current state).",
-      SESSION_STATES.map((state) => ({ labels: { state }, value: state === current ? 1 : 0 })),
-    ),
-    gauge(
-      'mrtq_engine_in_flight',
-      'Items this process is working on, per consumer.',
-      running.map(([consumer, value]) => ({ labels: { consumer }, value })),
-    ),
-    gauge('mrtq_events_clients', 'Clients of /events connected to this process.', [
-      { value: source.events?.size ?? 0 },
-    ]),
-    gauge(
-      'mrtq_events_held_bytes',
-      'Bytes of /events frames held for clients that have not taken them yet (shared by all clients).',
-      [{ value: source.events?.heldBytes ?? 0 }],
-    ),
-  ];
+const gaugesBySource = new WeakMap<MetricsSource, Registry>();
+
+function gaugesOf(source: MetricsSource): Registry {
+  let registry = gaugesBySource.get(source);
+  if (!registry) {
+    registry = new Registry();
+    for (const spec of GAUGES) scrapedGauge(spec, source, registry);
+    gaugesBySource.set(source, registry);
+  }
+  return registry;
 }
 
 /**
- * Every metric `/metrics` exposes: the queue as the tree holds it right now (jobs per state,
- * batches per status, holds), this process (session, in-flight work) and its counters. Counting
- * batches reads one node per batch, so a scrape of a queue with 100,000 batches costs that many
- * small reads (pipelined, {@link STATUS_READS} at a time).
+ * Everything `/metrics` exposes, in one registry made for this scrape: the source's gauges, the
+ * API's counters, the engine's metrics and the process's. Each part keeps its own registry (one
+ * per app or engine), so apps in one process never share a value.
  */
-export async function collectMetrics(source: MetricsSource): Promise<MetricFamily[]> {
-  const [jobs, batches, holds] = await Promise.all([
-    jobCounts(source.queue),
-    batchCounts(source.queue),
-    holdGauges(source.queue),
-  ]);
-  return [
-    jobs,
-    batches,
-    ...holds,
-    ...processGauges(source),
-    ...source.counters.toFamilies(),
-    ...(source.metrics?.toFamilies() ?? []),
-  ];
+function scrapeRegistry(source: MetricsSource): Registry {
+  const parts = [gaugesOf(source), source.counters.registry];
+  if (source.metrics) parts.push(source.metrics.registry);
+  return Registry.merge([...parts, processMetrics()]);
+}
+
+/**
+ * Every metric `/metrics` exposes, as families (the dashboard's counts). Counting batches reads
+ * one node per batch, so a scrape of a queue with 100,000 batches costs that many small reads
+ * (pipelined, {@link STATUS_READS} at a time).
+ */
+export function collectMetrics(source: MetricsSource): Promise<MetricFamily[]> {
+  return readFamilies(scrapeRegistry(source));
+}
+
+/** The body of `/metrics`: prom-client's text format of {@link collectMetrics}' metrics. */
+export function metricsText(source: MetricsSource): Promise<string> {
+  return scrapeRegistry(source).metrics();
 }

@@ -1,7 +1,7 @@
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
-import { collectMetrics } from './metrics.js';
-import { formatPrometheus, PROMETHEUS_CONTENT_TYPE } from '../telemetry/prometheus.js';
+import { metricsText } from './metrics.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/prometheus.js';
 import type { JsonSchema } from './schemas.js';
 
 const statusProperties = { status: { type: 'string' }, session: { type: 'string' } };
@@ -70,7 +70,7 @@ export function healthRoutes(ctx: ApiContext): RouteSpec[] {
       produces: PROMETHEUS_CONTENT_TYPE,
       schema: {},
       handler: async (_request, reply) => {
-        const text = formatPrometheus(await collectMetrics(ctx));
+        const text = await metricsText(ctx);
         return reply.type(PROMETHEUS_CONTENT_TYPE).send(text);
       },
     },

@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { createBatch } from '../queue/batch-create.js';
 import { withCallerContext } from '../telemetry/trace-context.js';
 import { QueueError } from '../queue/errors.js';
-import { listBatches, listJobs, showItem, type BatchFilter, type Page } from '../queue/listing.js';
+import {
+  listBatches,
+  listJobs,
+  showItem,
+  type BatchFilter,
+  type BatchSummary,
+  type JobFilter,
+  type Listing,
+  type Page,
+} from '../queue/listing.js';
+import type { SortKey, SortOrder } from '../queue/listing-sort.js';
+import { batchProgress } from '../queue/rollups-batches.js';
 import type { Submission } from '../queue/records.js';
 import { parseDigest } from '../steps/ingest/digest.js';
 import type { ApiContext, RouteSpec } from './deps.js';
@@ -12,6 +23,7 @@ import {
   anyObject,
   batchList,
   batchQuery,
+  batchShowQuery,
   jobList,
   jobQuery,
   params,
@@ -23,13 +35,35 @@ import {
 /** Default page size of the lists. */
 export const DEFAULT_LIMIT = 50;
 
-/** `offset`, `limit` and the cursor `after` from the query (checked by the schema). */
-type Paging = { offset?: string; limit?: string; after?: string };
+/** `offset`, `limit`, the cursor `after`, `sort` and `order` from the query (checked by the schema). */
+type Paging = { offset?: string; limit?: string; after?: string; sort?: SortKey; order?: SortOrder };
+
+const BARE_ID = /^(?:bid|jid)[0-9]{10}$/;
 
 function pageOf(query: Paging): Page {
   const page: Page = { offset: Number(query.offset ?? 0), limit: Number(query.limit ?? DEFAULT_LIMIT) };
   if (query.after) page.after = query.after;
+  if (query.sort) page.sort = { by: query.sort, order: query.order ?? 'asc' };
+  else if (query.order)
+    throw new HttpProblem(400, 'VALIDATION', 'querystring.order: needs sort', {}, 'querystring.order');
+  else if (query.after && !BARE_ID.test(query.after))
+    throw new HttpProblem(
+      400,
+      'VALIDATION',
+      'querystring.after: a cursor made under a sort needs the same sort and order',
+      {},
+      'querystring.after',
+    );
   return page;
+}
+
+/** The batches of a page with their jobs by state and by progress (no job read: see batchProgress). */
+async function withProgress(ctx: ApiContext, listing: Listing<BatchSummary>): Promise<Listing<BatchSummary>> {
+  const progress = await batchProgress(
+    ctx.queue,
+    listing.items.map((batch) => batch.bid),
+  );
+  return { ...listing, items: listing.items.map((batch) => ({ ...batch, ...progress.get(batch.bid) })) };
 }
 
 /** The submission node written for an API submission (the same keys `mrtq submit` writes). */
@@ -88,13 +122,18 @@ function showRoutes(ctx: ApiContext): RouteSpec[] {
       method: 'GET',
       url: '/batches/:id',
       tag: 'batches',
-      summary: 'A batch by bid or uuid: status, submission, report, and its jobs by folder',
-      schema: { params: params.id, response: { 200: anyObject } },
+      summary:
+        'A batch by bid or uuid: status, submission, report, its jobs by state and progress, and (unless jobs=none) every job ref by folder; GET /jobs?batch= pages and sorts its jobs',
+      schema: { params: params.id, querystring: batchShowQuery, response: { 200: anyObject } },
       handler: async (request) => {
         const { id } = request.params as { id: string };
-        const item = await showItem(ctx.queue, id);
+        const { jobs } = request.query as { jobs?: 'all' | 'none' };
+        const item = await showItem(ctx.queue, id, { jobRefs: jobs !== 'none' });
         if (item.kind !== 'batch') throw new QueueError('NOT_FOUND', `${id} is not a batch`, id);
-        return item;
+        const progress = (await batchProgress(ctx.queue, [item.batch.batchId])).get(item.batch.batchId);
+        if (jobs !== 'none') return { ...item, ...progress };
+        const { jobs: _refs, ...rest } = item;
+        return { ...rest, ...progress };
       },
     },
     {
@@ -114,7 +153,8 @@ function listRoutes(ctx: ApiContext): RouteSpec[] {
       method: 'GET',
       url: '/batches',
       tag: 'batches',
-      summary: 'Batches, newest first, filtered by status, profile and submitter',
+      summary:
+        'Batches, newest first or sorted (created, updated, state), filtered by status, profile and submitter; each with its jobs by state and progress',
       schema: { querystring: batchQuery, response: { 200: batchList } },
       handler: async (request) => {
         const query = request.query as Paging & {
@@ -123,19 +163,21 @@ function listRoutes(ctx: ApiContext): RouteSpec[] {
           submitter?: string;
         };
         const { status, profile, submitter } = query;
-        return listBatches(ctx.queue, { status, profile, submitter }, pageOf(query));
+        const page = pageOf(query);
+        return withProgress(ctx, await listBatches(ctx.queue, { status, profile, submitter }, page));
       },
     },
     {
       method: 'GET',
       url: '/jobs',
       tag: 'jobs',
-      summary: 'Jobs: by state in priority order, else newest first; filtered by batch and collection',
+      summary:
+        'Jobs: by state in priority order, else newest first, or sorted (created, updated, priority, state); filtered by batch and collection',
       schema: { querystring: jobQuery(ctx.queue.lifecycle), response: { 200: jobList } },
       handler: async (request) => {
-        const query = request.query as Paging & { state?: string; batch?: string; collection?: string };
-        const { state, batch, collection } = query;
-        return listJobs(ctx.queue, { state, batch, collection }, pageOf(query));
+        const query = request.query as Paging & JobFilter;
+        const { state, batch, folder, collection } = query;
+        return listJobs(ctx.queue, { state, batch, folder, collection }, pageOf(query));
       },
     },
   ];

@@ -1,18 +1,14 @@
-import { readdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { extname } from 'node:path';
+import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { HttpProblem } from './errors.js';
+import { packagePath } from '../package-root.js';
 
-/** The dashboard's files: plain HTML, CSS and JavaScript modules, nothing fetched from elsewhere. */
-export const UI_DIR = join(import.meta.dirname, 'ui', 'static');
-
-const TYPES: Readonly<Record<string, string>> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-};
+/**
+ * The dashboard's files: plain HTML, CSS and JavaScript modules, nothing fetched from elsewhere.
+ * They are not compiled, so they are found from the package root, from the sources and from a
+ * build (dist/) alike.
+ */
+export const UI_DIR = packagePath('src', 'http', 'ui', 'static');
 
 /**
  * Only this server's own files run or load: no inline script or style, no other origin. The
@@ -29,31 +25,37 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function servedFiles(): Map<string, string> {
-  const names = readdirSync(UI_DIR).filter((name) => TYPES[extname(name)] !== undefined);
-  return new Map(names.map((name) => [name, join(UI_DIR, name)]));
+/** Revalidated at each use (ETag, Last-Modified: a 304 when unchanged), so an upgrade shows at once. */
+function uiHeaders(reply: FastifyReply, path: string): void {
+  // RFC 9239's type for JavaScript (the library's table still says application/javascript).
+  if (extname(path) === '.js') void reply.type('text/javascript; charset=utf-8');
+  void reply
+    .header('cache-control', 'no-cache')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'no-referrer');
 }
 
 /**
  * The operator's dashboard at `/ui` (`/` redirects there): one page whose views are addressed by
- * the URL fragment (`/ui#/batches/bid0000000001`), so the server serves a fixed set of files and
- * nothing else. It is a client of this API; it has no routes of its own beyond its files.
+ * the URL fragment (`/ui#/batches/bid0000000001`), served by @fastify/static. `wildcard: false`:
+ * a route per file found at start, so the server serves that fixed set and nothing else (no
+ * directory listing, no path outside the folder, no file added later); `/ui` and `/ui/` serve
+ * index.html. This instance decorates the reply (`reply.sendFile`, for `/ui`): other instances
+ * of the plugin (the vendored chart library) register with `decorateReply: false`. The dashboard
+ * is a client of this API; it has no routes of its own beyond its files.
  */
 export function registerUi(app: FastifyInstance): void {
-  const files = servedFiles();
-  const send = async (reply: FastifyReply, name: string): Promise<FastifyReply> => {
-    const path = files.get(name);
-    if (path === undefined) throw new HttpProblem(404, 'NOT_FOUND', `no file /ui/${name}`);
-    return reply
-      .type(TYPES[extname(name)] ?? 'application/octet-stream')
-      .header('cache-control', 'no-cache')
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
-      .header('x-content-type-options', 'nosniff')
-      .header('referrer-policy', 'no-referrer')
-      .send(await readFile(path));
-  };
   app.get('/', (_request, reply) => reply.redirect('/ui'));
-  app.get('/ui', (_request, reply) => send(reply, 'index.html'));
-  app.get('/ui/', (_request, reply) => send(reply, 'index.html'));
-  app.get('/ui/:file', (request, reply) => send(reply, (request.params as { file: string }).file));
+  app.get('/ui', (_request, reply) => reply.sendFile('index.html'));
+  void app.register(fastifyStatic, {
+    root: UI_DIR,
+    prefix: '/ui/',
+    wildcard: false,
+    index: ['index.html'],
+    list: false,
+    // Our cache-control below; ETag and Last-Modified are on (the plugin's defaults).
+    cacheControl: false,
+    setHeaders: uiHeaders,
+  });
 }

@@ -1,7 +1,9 @@
 import { batchStates, type JobLifecycle } from '../../machines/index.js';
-import { QUEUE_NAMES } from '../queue/paths.js';
+import { SORT_KEYS, SORT_ORDERS } from '../queue/listing-sort.js';
+import { BATCH_FOLDERS, QUEUE_NAMES } from '../queue/paths.js';
 import { SAFE_ID_MAX, SAFE_ID_PATTERN } from '../queue/safe-id.js';
 import { LIFECYCLE_NAMES } from './lifecycles.js';
+import { SUBMISSION_KINDS } from '../steps/ingest/submission-kinds.js';
 
 /**
  * The JSON schemas the routes validate with and the OpenAPI document is built from (one object
@@ -19,14 +21,8 @@ const text = (maxLength: number, extra: JsonSchema = {}): JsonSchema => ({
   ...extra,
 });
 
-/** The submission types a batch can have (docs/ingest.md). */
-export const SUBMISSION_TYPES = [
-  'file',
-  'container',
-  'object-manifest',
-  'manifest-of-manifests',
-  'manifest-of-containers',
-] as const;
+/** The submission types a batch can have (docs/ingest.md): the kinds the engine expands. */
+export const SUBMISSION_TYPES = SUBMISSION_KINDS;
 
 /** `POST /batches`. */
 export const submitBody: JsonSchema = {
@@ -119,8 +115,9 @@ const paging = {
   offset: { ...digits, description: 'items to skip (default 0; after `after` when both are given)' },
   after: {
     type: 'string',
-    pattern: '^(?:bid|jid)[0-9]{10}$',
-    description: "a cursor: the list continues after this item (a page's `next`)",
+    pattern: '^(?:(?:bid|jid)[0-9]{10}|[A-Za-z0-9_-]{16,400})$',
+    description:
+      "a cursor: the list continues after this item (a page's `next`: an id, or under `sort` an opaque cursor carrying the sort key, valid only with the same sort and order)",
   },
   limit: {
     type: 'string',
@@ -128,6 +125,16 @@ const paging = {
     description: '1-500 (default 50)',
   },
 };
+
+/** `sort` and `order` of a list; `keys` are the sort keys the list accepts. */
+const sorting = (keys: readonly string[], unsorted: string) => ({
+  sort: {
+    type: 'string',
+    enum: [...keys],
+    description: `created (id order), updated (status last changed)${keys.includes('priority') ? ', priority' : ''}, state (lifecycle order); ties by id. Without it: ${unsorted}`,
+  },
+  order: { type: 'string', enum: [...SORT_ORDERS], description: 'with sort: asc (default) or desc' },
+});
 
 /** `GET /batches`. */
 export const batchQuery: JsonSchema = {
@@ -138,6 +145,10 @@ export const batchQuery: JsonSchema = {
     profile: text(100),
     submitter: text(200),
     ...paging,
+    ...sorting(
+      SORT_KEYS.filter((key) => key !== 'priority'),
+      'newest first',
+    ),
   },
 };
 
@@ -151,10 +162,25 @@ export const jobQuery = (lifecycle: Pick<JobLifecycle, 'states'>): JsonSchema =>
   properties: {
     state: { type: 'string', enum: [...lifecycle.states] },
     batch: text(30, { pattern: '^bid[0-9]+$' }),
+    folder: {
+      type: 'string',
+      enum: [...BATCH_FOLDERS],
+      description: "with batch: only the jobs in this folder of the batch's states",
+    },
     collection: text(100),
     ...paging,
+    ...sorting(SORT_KEYS, 'by state in priority order, else newest first'),
   },
 });
+
+/** `GET /batches/:id`: `jobs=none` leaves out the job refs (a batch of 50,000 jobs lists 50,000). */
+export const batchShowQuery: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    jobs: { type: 'string', enum: ['all', 'none'], description: 'all (default): every job ref by folder' },
+  },
+};
 
 /** Path parameters. */
 export const params = {
@@ -198,6 +224,16 @@ export const submitted: JsonSchema = {
   properties: { bid: { type: 'string' }, uuid: { type: 'string' }, created: { type: 'boolean' } },
 };
 
+/** Jobs by progress category (see src/queue/rollups-categories.ts), and how many there are. */
+export const progressSchema: JsonSchema = {
+  type: 'object',
+  description: 'jobs by progress: done (final states), failed, inFlight (a step runs), waiting (the rest)',
+  properties: { done: count, failed: count, inFlight: count, waiting: count, total: count },
+};
+
+/** Jobs by state: the states with none are left out. */
+export const stateCounts: JsonSchema = { type: 'object', additionalProperties: count };
+
 const batchSummary: JsonSchema = {
   type: 'object',
   properties: {
@@ -208,6 +244,8 @@ const batchSummary: JsonSchema = {
       type: 'object',
       properties: { processing: count, completed: count, failed: count, deleted: count },
     },
+    states: { ...stateCounts, description: "the batch's jobs by state (GET /batches only)" },
+    progress: progressSchema,
   },
 };
 

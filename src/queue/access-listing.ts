@@ -1,16 +1,17 @@
-import { accessStates, type AccessQueue, type AccessState } from '../../machines/index.js';
+import type { AccessQueue, AccessState } from '../../machines/index.js';
 import { isZkError } from '../zk/index.js';
 import { loadAccess, type AccessRecord } from './access.js';
 import type { QueueContext } from './context.js';
 import { createLimit } from './doctor-reader.js';
 import { isQueueError, QueueError } from './errors.js';
+import { ACCESS_QUEUE_NAMES } from './access-names.js';
 import { ITEM_CONCURRENCY, type Listing, type Page } from './listing.js';
 import { lockOwner } from './locks.js';
 import { ACCESS_PREFIX, accessPath, accessQueuePath } from './paths.js';
 import { decodeJsonObject } from './wire.js';
 
-/** The access queues, in the order they are listed. */
-export const ACCESS_QUEUE_NAMES: readonly AccessQueue[] = ['small', 'large'];
+// In a module of their own so the command line lists them without loading the queue.
+export { ACCESS_QUEUE_NAMES, accessStatusFilterValues } from './access-names.js';
 
 /** An access request in a list: where it is, its status, and its token as written. */
 export interface AccessSummary {
@@ -163,6 +164,3 @@ export async function showAccess(ctx: QueueContext, ref: string): Promise<Access
   if (!summary) throw new QueueError('NOT_FOUND', `${path} does not exist`, path);
   return { ...summary, path, ...(owner === undefined ? {} : { lockOwner: owner }) };
 }
-
-/** The access states and `invalid`: what a status filter accepts. */
-export const accessStatusFilterValues: readonly string[] = [...accessStates, 'invalid'];

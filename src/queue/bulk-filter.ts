@@ -2,11 +2,11 @@ import type { JobEvent, JobLifecycle } from '../../machines/index.js';
 import { batchFolderForJob } from './batch-jobs.js';
 import { QueueError } from './errors.js';
 import type { JobRecord } from './job-load.js';
+import type { BulkAction } from './bulk-actions.js';
 import { isBatchId, type BatchFolder } from './paths.js';
 
-/** The operator actions a bulk run applies, one job at a time, through the per-item functions. */
-export const BULK_ACTIONS = ['requeue', 'delete', 'release', 'hold'] as const;
-export type BulkAction = (typeof BULK_ACTIONS)[number];
+// Kept in a module of their own so the command line lists them without loading the queue.
+export { BULK_ACTIONS, isBulkAction, type BulkAction } from './bulk-actions.js';
 
 /** The machine event each bulk action sends a job (the per-item function sends the same one). */
 export const BULK_EVENTS: Readonly<Record<BulkAction, JobEvent>> = {
@@ -29,9 +29,6 @@ export interface BulkFilter {
   profile?: string;
   state?: string;
 }
-
-export const isBulkAction = (name: string): name is BulkAction =>
-  (BULK_ACTIONS as readonly string[]).includes(name);
 
 type NodeWithTransitions = { transitions: ReadonlyMap<string, readonly unknown[]> };
 

@@ -1,7 +1,8 @@
 import type { QueueContext } from './context.js';
 import { createLimit } from './doctor-reader.js';
 import { isQueueError, type QueueError } from './errors.js';
-import { jobChild, parseRefName, refName } from './paths.js';
+import type { SortValue } from './listing-sort.js';
+import { jobChild, jobStateFolder, parseRefName, refName, sortRefs } from './paths.js';
 import { decodeText } from './wire.js';
 import { isZkError } from '../zk/index.js';
 
@@ -108,4 +109,31 @@ async function priorityOf(ctx: QueueContext, jid: string): Promise<number> {
     if (isZkError(err, 'NO_NODE')) return 5;
     throw err;
   }
+}
+
+/**
+ * Where a page is taken from: the candidates in list order, the index just after `page.after`,
+ * and under a sort each candidate's key (a page's `next` then encodes it).
+ */
+export type Candidates = { ids: string[]; start: number; keyOf?: (id: string) => SortValue };
+
+/** A node's children; a missing node has none. */
+export async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
+  try {
+    return await ctx.zk.getChildren(path);
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
+
+/** The refs of a state folder in priority order (`PP-jid` sort so), one per job. */
+export async function stateOrder(ctx: QueueContext, state: string): Promise<string[]> {
+  const seen = new Set<string>();
+  return sortRefs(await childrenOrEmpty(ctx, jobStateFolder(state))).filter((name) => {
+    const jid = parseRefName(name)?.jid;
+    if (jid === undefined || seen.has(jid)) return false;
+    seen.add(jid);
+    return true;
+  });
 }

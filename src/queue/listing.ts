@@ -1,10 +1,21 @@
 import type { BatchState } from '../../machines/index.js';
 import { isZkError } from '../zk/index.js';
-import { listBatchJobs } from './batch-jobs.js';
+import { folderChildren, listBatchJobs } from './batch-jobs.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
 import type { QueueContext } from './context.js';
 import { createLimit, mapWindowed } from './doctor-reader.js';
-import { indexAfterDescending, indexAfterRef, readInOrder, SCAN_WINDOW, type Read } from './listing-scan.js';
+import {
+  childrenOrEmpty,
+  indexAfterDescending,
+  indexAfterRef,
+  readInOrder,
+  SCAN_WINDOW,
+  stateOrder,
+  type Candidates,
+  type Read,
+} from './listing-scan.js';
+import { encodeCursor, type Sort } from './listing-sort.js';
+import { sortedBatches, sortedJobs } from './listing-sorted.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
 import { readJobConfiguration } from './merritt-ingest-keys.js';
@@ -21,9 +32,7 @@ import {
   isJobId,
   jobChild,
   jobPath,
-  jobStateFolder,
   parseRefName,
-  sortRefs,
   type BatchFolder,
 } from './paths.js';
 import type { StatusReport } from './records.js';
@@ -37,10 +46,12 @@ import { decodeJsonObject, decodeText } from './wire.js';
 export const ITEM_CONCURRENCY = 32;
 
 /**
- * Which slice of a list to return: `limit` items, skipping `offset`, after the item `after` (the
- * `next` of the page before) when given.
+ * Which slice of a list to return: `limit` items, skipping `offset`, after the cursor `after` (the
+ * `next` of the page before) when given, in `sort`'s order when given (else the list's own order:
+ * newest first, or a state folder's priority order). Under a sort, `next` encodes the sort and
+ * the last item's key (see listing-sort.ts).
  */
-export type Page = { offset: number; limit: number; after?: string };
+export type Page = { offset: number; limit: number; after?: string; sort?: Sort };
 /** One page of a list, how many items match in all, and (when more follow) the `after` of the next page. */
 export type Listing<T> = { items: T[]; total: number; next?: string };
 
@@ -79,7 +90,7 @@ export interface JobSummary {
 }
 
 /** What {@link listJobs} keeps. */
-export type JobFilter = { state?: string; batch?: string; collection?: string };
+export type JobFilter = { state?: string; batch?: string; folder?: BatchFolder; collection?: string };
 
 /** One item shown in full: a batch with its report and job refs, or a job with its lock owner. */
 export type ShownItem =
@@ -105,8 +116,10 @@ async function readAll<T>(ids: string[], load: (id: string) => Promise<T>): Prom
   return reads.filter((read) => read !== undefined);
 }
 
-/** Where a page is taken from: the candidates in list order, and the index just after `page.after`. */
-type Candidates = { ids: string[]; start: number };
+/** The `next` of a page ending at `id`: the id itself, or under a sort a cursor with its key. */
+function nextCursor(candidates: Candidates, page: Page, id: string): string {
+  return page.sort && candidates.keyOf ? encodeCursor(page.sort, candidates.keyOf(id), id) : id;
+}
 
 /**
  * Reads only the page when no filter needs the items' data; else every candidate a window at a
@@ -114,19 +127,20 @@ type Candidates = { ids: string[]; start: number };
  * there are. Then summarises the page.
  */
 async function pageOf<T, S>(
-  { ids, start }: Candidates,
+  candidates: Candidates,
   page: Page,
   load: (id: string) => Promise<T>,
   keep: ((read: Read<T>) => boolean) | undefined,
   summarise: (read: Read<T>) => Promise<S>,
 ): Promise<Listing<S>> {
+  const { ids, start } = candidates;
   const from = start + page.offset;
   if (!keep) {
     const slice = ids.slice(from, from + page.limit);
     const items = await mapLimited(await readAll(slice, load), summarise);
     const more = from + page.limit < ids.length;
     return more && slice.length > 0
-      ? { items, total: ids.length, next: slice.at(-1) }
+      ? { items, total: ids.length, next: nextCursor(candidates, page, slice.at(-1)!) }
       : { items, total: ids.length };
   }
   // Matches before the page's start count towards the total only.
@@ -144,7 +158,7 @@ async function pageOf<T, S>(
     else more = true;
   }
   const items = await mapLimited(shown, summarise);
-  return more ? { items, total, next: shown.at(-1)!.id } : { items, total };
+  return more ? { items, total, next: nextCursor(candidates, page, shown.at(-1)!.id) } : { items, total };
 }
 
 async function childCount(ctx: QueueContext, path: string): Promise<number> {
@@ -191,8 +205,9 @@ function batchFilter(filter: BatchFilter): ((read: Read<BatchRecord>) => boolean
 }
 
 /**
- * Batches newest first (bid descending), filtered by status, profile and submitter. Without a
- * filter only the page is read; with one, every batch's status and submission are read.
+ * Batches newest first (bid descending), or in `page.sort`'s order, filtered by status, profile and
+ * submitter. Without a filter or a sort by update or status only the page is read; else every
+ * batch's status (and, with a filter, its submission).
  */
 export async function listBatches(
   ctx: QueueContext,
@@ -201,54 +216,49 @@ export async function listBatches(
 ): Promise<Listing<BatchSummary>> {
   const bids = (await childrenOrEmpty(ctx, BATCHES)).filter(isBatchId).sort().reverse();
   const load = (bid: string): Promise<BatchRecord> => loadBatch(ctx, bid);
-  const candidates = { ids: bids, start: indexAfterDescending(bids, page.after) };
+  const candidates = page.sort
+    ? await sortedBatches(ctx, bids, page.sort, page.after)
+    : { ids: bids, start: indexAfterDescending(bids, page.after) };
   return pageOf(candidates, page, load, batchFilter(filter), (read) => batchSummary(ctx, read));
 }
 
-async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
-  try {
-    return await ctx.zk.getChildren(path);
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
-}
-
-/** The refs of a state folder in priority order (`PP-jid` sort so), one per job. */
-async function stateOrder(ctx: QueueContext, state: string): Promise<string[]> {
-  const seen = new Set<string>();
-  return sortRefs(await childrenOrEmpty(ctx, jobStateFolder(state))).filter((name) => {
-    const jid = parseRefName(name)?.jid;
-    if (jid === undefined || seen.has(jid)) return false;
-    seen.add(jid);
-    return true;
-  });
-}
-
 /** The candidates `keep` lets through, the start moved to match. */
-function narrowed({ ids, start }: Candidates, keep: (jid: string, i: number) => boolean): Candidates {
+function narrowed({ ids, start, keyOf }: Candidates, keep: (jid: string, i: number) => boolean): Candidates {
   let kept = 0;
   const out = ids.filter((jid, i) => {
     const keeps = keep(jid, i);
     if (keeps && i < start) kept += 1;
     return keeps;
   });
-  return { ids: out, start: kept };
+  return keyOf ? { ids: out, start: kept, keyOf } : { ids: out, start: kept };
 }
 
 /**
  * Job ids in list order (a state folder in priority order, else newest first), restricted to a
  * batch and a collection, and where a page after `after` starts among them.
  */
-async function jobCandidates(ctx: QueueContext, filter: JobFilter, after?: string): Promise<Candidates> {
+async function jobCandidates(
+  ctx: QueueContext,
+  filter: JobFilter,
+  after?: string,
+  sort?: Sort,
+): Promise<Candidates> {
   let inBatch: Set<string> | undefined;
   if (filter.batch !== undefined) {
     if (!isBatchId(filter.batch) || !(await ctx.zk.exists(batchPath(filter.batch))))
       throw new QueueError('NOT_FOUND', `batch ${filter.batch} does not exist`, batchPath(filter.batch));
-    inBatch = new Set((await listBatchJobs(ctx, filter.batch)).map((ref) => ref.jid));
+    inBatch = new Set(
+      filter.folder
+        ? await folderChildren(ctx, filter.batch, filter.folder)
+        : (await listBatchJobs(ctx, filter.batch)).map((ref) => ref.jid),
+    );
+  } else if (filter.folder !== undefined) {
+    throw new QueueError('BAD_REQUEST', 'folder: a batch folder is a filter of one batch (give batch too)');
   }
   let ordered: Candidates;
-  if (filter.state === undefined) {
+  if (sort) {
+    ordered = await sortedJobs(ctx, filter.state, inBatch, sort, after);
+  } else if (filter.state === undefined) {
     const all = inBatch ? [...inBatch] : (await childrenOrEmpty(ctx, JOBS)).filter(isJobId);
     const ids = all.sort().reverse();
     ordered = { ids, start: indexAfterDescending(ids, after) };
@@ -314,7 +324,7 @@ export async function listJobs(
   filter: JobFilter,
   page: Page,
 ): Promise<Listing<JobSummary>> {
-  const candidates = await jobCandidates(ctx, filter, page.after);
+  const candidates = await jobCandidates(ctx, filter, page.after, page.sort);
   return pageOf(
     candidates,
     page,
@@ -379,9 +389,14 @@ async function uuidTarget(ctx: QueueContext, uuid: string): Promise<string | und
 
 /**
  * One item in full, by bid, jid or batch uuid (`/batch-uuids`). NOT_FOUND when nothing has that
- * id; ITEM_INVALID when the item exists but cannot be read.
+ * id; ITEM_INVALID when the item exists but cannot be read. With `{ jobRefs: false }` a batch comes
+ * without its job refs (`jobs` empty): a batch of 50,000 jobs is then four listings cheaper.
  */
-export async function showItem(ctx: QueueContext, id: string): Promise<ShownItem> {
+export async function showItem(
+  ctx: QueueContext,
+  id: string,
+  { jobRefs = true }: { jobRefs?: boolean } = {},
+): Promise<ShownItem> {
   if (isJobId(id)) {
     const [job, owner] = await Promise.all([loadJob(ctx, id), lockOwner(ctx, jobPath(id))]);
     return owner === undefined ? { kind: 'job', job } : { kind: 'job', job, lockOwner: owner };
@@ -391,7 +406,7 @@ export async function showItem(ctx: QueueContext, id: string): Promise<ShownItem
   const [batch, report, jobs] = await Promise.all([
     loadBatch(ctx, bid),
     readReport(ctx, bid),
-    listBatchJobs(ctx, bid),
+    jobRefs ? listBatchJobs(ctx, bid) : [],
   ]);
   return report === undefined ? { kind: 'batch', batch, jobs } : { kind: 'batch', batch, report, jobs };
 }

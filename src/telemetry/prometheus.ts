@@ -1,147 +1,169 @@
+import {
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type MetricObjectWithValues,
+  type MetricValueWithName,
+} from 'prom-client';
+import { getHeapStatistics } from 'node:v8';
+
 /**
- * The Prometheus text exposition format (version 0.0.4), written by hand: a `# HELP` and a
- * `# TYPE` line per family, then one `name{label="value"} number` line per sample.
+ * Prometheus metrics through prom-client, which keeps the values and writes the text format.
+ * Every owner keeps its own {@link Registry} (an API app, an engine), never prom-client's global
+ * one, so several apps and engines in one process (tests) do not clash; `/metrics` merges them
+ * per scrape (src/http/metrics.ts).
  */
 
-/** The content type of `/metrics`. */
-export const PROMETHEUS_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+/** The content type of `/metrics` (text format 0.0.4). */
+export const PROMETHEUS_CONTENT_TYPE: string = Registry.PROMETHEUS_CONTENT_TYPE;
 
 export type Labels = Readonly<Record<string, string>>;
 
-/** One metric with its samples. */
+/** One metric with its samples, as the dashboard reads counts from it. */
 export interface MetricFamily {
   name: string;
   help: string;
-  type: 'gauge' | 'counter' | 'histogram';
+  type: 'gauge' | 'counter' | 'histogram' | 'summary';
   /** `suffix` names a histogram's `_bucket`, `_sum` and `_count` samples. */
   samples: { labels?: Labels; value: number; suffix?: string }[];
 }
 
-const escapeHelp = (text: string): string => text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-const escapeLabel = (text: string): string =>
-  text.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+/** Metrics another part of the process keeps (the engine's), which `/metrics` adds. */
+export interface MetricsProvider {
+  readonly registry: Registry;
+  /** The same metrics, read synchronously (a snapshot for samplers). */
+  toFamilies(): MetricFamily[];
+}
 
-function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (!Number.isFinite(value)) return value > 0 ? '+Inf' : '-Inf';
-  return String(value);
+type PromJson = MetricObjectWithValues<MetricValueWithName<string>>;
+
+const stringLabels = (labels: Readonly<Record<string, string | number | undefined>>): Labels =>
+  Object.fromEntries(Object.entries(labels).map(([key, value]) => [key, String(value)]));
+
+/** prom-client's JSON (`registry.getMetricsAsJSON()`) as metric families. */
+export function familiesOf(metrics: readonly PromJson[]): MetricFamily[] {
+  return metrics.map((metric) => ({
+    name: metric.name,
+    help: metric.help,
+    type: String(metric.type) as MetricFamily['type'],
+    samples: metric.values.map((value) => {
+      const suffix = value.metricName?.startsWith(metric.name)
+        ? value.metricName.slice(metric.name.length)
+        : '';
+      return {
+        labels: stringLabels(value.labels),
+        value: value.value,
+        ...(suffix ? { suffix } : {}),
+      };
+    }),
+  }));
+}
+
+/** Every metric of the registries (already merged or not), as families, read through prom-client. */
+export async function readFamilies(registry: Registry): Promise<MetricFamily[]> {
+  return familiesOf(await registry.getMetricsAsJSON());
+}
+
+/** What prom-client keeps per label set of a counter or gauge, and of a histogram (not cumulative). */
+interface ValueState {
+  hashMap: Record<string, { labels: Labels; value: number }>;
+}
+interface HistogramState {
+  upperBounds: readonly number[];
+  hashMap: Record<
+    string,
+    { labels: Labels; bucketValues: Record<string, number>; sum: number; count: number }
+  >;
+}
+
+function histogramSamples(state: HistogramState): MetricFamily['samples'] {
+  return Object.values(state.hashMap).flatMap((series) => {
+    let cumulative = 0;
+    const buckets = state.upperBounds.map((bound) => {
+      cumulative += series.bucketValues[bound] ?? 0;
+      return { suffix: '_bucket', labels: { ...series.labels, le: String(bound) }, value: cumulative };
+    });
+    return [
+      ...buckets,
+      { suffix: '_bucket', labels: { ...series.labels, le: '+Inf' }, value: series.count },
+      { suffix: '_sum', labels: series.labels, value: series.sum },
+      { suffix: '_count', labels: series.labels, value: series.count },
+    ];
+  });
 }
 
 /**
- * The key of a label set: the same labels in any order give the same key. Called on every counted
- * transition and every ZooKeeper request, so it builds one string and sorts only when needed.
+ * A synchronous snapshot of counters, gauges and histograms that have no `collect()`:
+ * prom-client's own reads are asynchronous, so this reads the per-label-set values it keeps
+ * (`hashMap`). A unit test holds it equal to {@link readFamilies}, so a prom-client upgrade that
+ * changes them is noticed.
  */
-export function labelKey(labels: Labels): string {
-  const names = Object.keys(labels);
-  if (names.length > 1) names.sort();
-  let key = '';
-  for (const name of names) key += `${name}\u0000${labels[name]}\u0001`;
-  return key;
-}
-
-function formatLabels(labels: Labels | undefined): string {
-  const entries = Object.entries(labels ?? {});
-  if (entries.length === 0) return '';
-  return `{${entries.map(([key, value]) => `${key}="${escapeLabel(value)}"`).join(',')}}`;
-}
-
-/** The families as exposition text, ending with a newline. */
-export function formatPrometheus(families: readonly MetricFamily[]): string {
-  const lines: string[] = [];
-  for (const family of families) {
-    lines.push(`# HELP ${family.name} ${escapeHelp(family.help)}`, `# TYPE ${family.name} ${family.type}`);
-    for (const sample of family.samples) {
-      lines.push(
-        `${family.name}${sample.suffix ?? ''}${formatLabels(sample.labels)} ${formatValue(sample.value)}`,
-      );
+export function snapshotFamilies(registry: Registry): MetricFamily[] {
+  return registry.getMetricsAsArray().map((metric) => {
+    const { name, help } = metric as unknown as { name: string; help: string };
+    if (metric instanceof Histogram) {
+      const samples = histogramSamples(metric as unknown as HistogramState);
+      return { name, help, type: 'histogram' as const, samples };
     }
-  }
-  return `${lines.join('\n')}\n`;
+    if (!(metric instanceof Counter) && !(metric instanceof Gauge))
+      throw new Error(`metric ${name}: no synchronous snapshot of this kind`);
+    const state = metric as unknown as ValueState;
+    return {
+      name,
+      help,
+      type: metric instanceof Counter ? ('counter' as const) : ('gauge' as const),
+      samples: Object.values(state.hashMap).map((s) => ({ labels: { ...s.labels }, value: s.value })),
+    };
+  });
 }
 
-/** Counters kept in this process (they restart at 0 with it, as Prometheus counters may). */
+/** Counters kept in one registry (they restart at 0 with the process, as Prometheus counters may). */
 export class Counters {
-  private readonly families = new Map<
-    string,
-    { help: string; samples: Map<string, MetricFamily['samples'][number]> }
-  >();
+  readonly registry = new Registry();
 
-  /** Declares a counter so it is exposed (with no samples) before its first increment. */
-  declare(name: string, help: string): void {
-    if (!this.families.has(name)) this.families.set(name, { help, samples: new Map() });
+  /**
+   * Declares a counter so it is exposed before its first increment: with its HELP and TYPE, and
+   * as 0 when it has no labels. Increments may use only the `labelNames` given here.
+   */
+  declare(name: string, help: string, labelNames: readonly string[] = []): void {
+    if (!this.registry.getSingleMetric(name))
+      new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
   }
 
   /** Adds `by` (default 1) to the counter's sample with these labels; the counter must be declared. */
   inc(name: string, labels: Labels = {}, by = 1): void {
-    const family = this.families.get(name);
-    if (!family) throw new Error(`counter ${name} was not declared`);
-    const key = labelKey(labels);
-    const sample = family.samples.get(key);
-    if (sample) sample.value += by;
-    else family.samples.set(key, { labels: { ...labels }, value: by });
+    const counter = this.registry.getSingleMetric(name);
+    if (!(counter instanceof Counter)) throw new Error(`counter ${name} was not declared`);
+    counter.inc(labels, by);
   }
 
-  /** Every counter as a metric family. */
+  /** Every counter as a metric family (a snapshot). */
   toFamilies(): MetricFamily[] {
-    return [...this.families].map(([name, { help, samples }]) => ({
-      name,
-      help,
-      type: 'counter' as const,
-      samples: [...samples.values()].map((s) => ({ labels: s.labels, value: s.value })),
-    }));
+    return snapshotFamilies(this.registry);
   }
 }
 
-/** Histograms kept in this process: cumulative buckets, sum and count per label set. */
-export class Histograms {
-  private readonly families = new Map<
-    string,
-    {
-      help: string;
-      buckets: readonly number[];
-      series: Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>;
-    }
-  >();
+let processRegistry: Registry | undefined;
 
-  /** Declares a histogram; its bucket bounds must ascend (Prometheus requires it, observe relies on it). */
-  declare(name: string, help: string, buckets: readonly number[]): void {
-    if (buckets.some((bound, i) => i > 0 && bound <= buckets[i - 1]!))
-      throw new Error(`histogram ${name}: bucket bounds must ascend`);
-    if (!this.families.has(name)) this.families.set(name, { help, buckets, series: new Map() });
-  }
-
-  observe(name: string, labels: Labels, value: number): void {
-    const family = this.families.get(name);
-    if (!family) throw new Error(`histogram ${name} was not declared`);
-    const key = labelKey(labels);
-    let series = family.series.get(key);
-    if (!series) {
-      series = { labels: { ...labels }, counts: family.buckets.map(() => 0), sum: 0, count: 0 };
-      family.series.set(key, series);
-    }
-    // Cumulative buckets: every bound at or above the value counts it (ascending, so stop below).
-    const { buckets } = family;
-    for (let i = buckets.length - 1; i >= 0 && value <= buckets[i]!; i--)
-      series.counts[i] = (series.counts[i] ?? 0) + 1;
-    series.sum += value;
-    series.count += 1;
-  }
-
-  toFamilies(): MetricFamily[] {
-    return [...this.families].map(([name, { help, buckets, series }]) => ({
-      name,
-      help,
-      type: 'histogram' as const,
-      samples: [...series.values()].flatMap((s) => [
-        ...buckets.map((bound, i) => ({
-          suffix: '_bucket',
-          labels: { ...s.labels, le: String(bound) },
-          value: s.counts[i] ?? 0,
-        })),
-        { suffix: '_bucket', labels: { ...s.labels, le: '+Inf' }, value: s.count },
-        { suffix: '_sum', labels: s.labels, value: s.sum },
-        { suffix: '_count', labels: s.labels, value: s.count },
-      ]),
-    }));
-  }
+/**
+ * This process's metrics, once per process (they describe the process, whichever app serves
+ * them): prom-client's defaults under their standard names (`process_cpu_seconds_total`,
+ * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, `nodejs_eventloop_lag_seconds`,
+ * `nodejs_gc_duration_seconds`…) and `nodejs_heap_size_limit_bytes`, the heap budget it was
+ * started with.
+ */
+export function processMetrics(): Registry {
+  if (processRegistry) return processRegistry;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const limit: Gauge = new Gauge({
+    name: 'nodejs_heap_size_limit_bytes',
+    help: 'The V8 heap limit this process was started with.',
+    registers: [registry],
+    collect: (): void => limit.set(getHeapStatistics().heap_size_limit),
+  });
+  processRegistry = registry;
+  return registry;
 }

@@ -29,6 +29,9 @@ export async function setup(project: TestProject): Promise<void> {
     console.log(`MRTQ_CONTENTION=${busy}: ${busy} busy processes run beside the tests`);
   }
   dir = mkdtempSync(join(tmpdir(), 'mrtq-test-zk-'));
+  // Engines the tests start write their endpoint file and work directories here, never into the
+  // repo's own .data, where a developer's `mrtq` would find a test's ZooKeeper.
+  process.env.MRTQ_DATA_DIR ??= join(dir, 'service-data');
   zookeeper = await provideZooKeeper({ dir, config: loadConfig() }).catch((err: unknown) => {
     stopContention?.();
     throw err;

@@ -1,17 +1,11 @@
 import type { Command } from 'commander';
-import {
-  ACCESS_QUEUE_NAMES,
-  accessStatusFilterValues,
-  listAccess,
-  showAccess,
-  type AccessFilter,
-} from '../../queue/access-listing.js';
-import { cleanupAccess, deleteAccess, requeueAccess } from '../../queue/admin-access.js';
+import type { AccessFilter } from '../../queue/access-listing.js';
+import { ACCESS_QUEUE_NAMES, accessStatusFilterValues } from '../../queue/access-names.js';
 import type { AdminOptions } from '../../queue/admin-lock.js';
 import type { QueueContext } from '../../queue/context.js';
-import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { lazy, withQueue } from '../lazy.js';
 import { durationOption, nonNegative } from '../options.js';
 import { table } from '../table.js';
 
@@ -22,6 +16,9 @@ function oneOf<T extends string>(what: string, allowed: readonly string[]) {
     return value as T;
   };
 }
+
+const adminAccess = () => import('../../queue/admin-access.js');
+const listing = () => import('../../queue/access-listing.js');
 
 type Action = (queue: QueueContext, ref: string, options: AdminOptions) => Promise<{ status: string }>;
 
@@ -65,6 +62,7 @@ export function registerAccess(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"items","total"}')
     .action(async (flags: AccessFilter & { offset: number; limit: number; json?: boolean }) => {
       const filter: AccessFilter = { queue: flags.queue, status: flags.status };
+      const { listAccess } = await listing();
       const page = await withQueue(ctx, (q) => listAccess(q, filter, flags));
       if (flags.json) return void ctx.stdout.write(`${JSON.stringify(page)}\n`);
       const rows = page.items.map((r) => [
@@ -83,6 +81,7 @@ export function registerAccess(program: Command, ctx: CliContext): void {
     .description('show one access request in full, as JSON')
     .argument('<request>', '<small|large>/qidN, or qidN')
     .action(async (ref: string) => {
+      const { showAccess } = await listing();
       const item = await withQueue(ctx, (q) => showAccess(q, ref));
       ctx.stdout.write(`${JSON.stringify(item, null, 2)}\n`);
     });
@@ -91,9 +90,15 @@ export function registerAccess(program: Command, ctx: CliContext): void {
     ctx,
     'requeue',
     'put a failed request back to pending (it is assembled again)',
-    requeueAccess,
+    lazy(adminAccess, 'requeueAccess'),
   );
-  requestAction(access, ctx, 'delete', 'delete a failed or completed request', deleteAccess);
+  requestAction(
+    access,
+    ctx,
+    'delete',
+    'delete a failed or completed request',
+    lazy(adminAccess, 'deleteAccess'),
+  );
   access
     .command('clean')
     .description('remove completed and deleted requests older than the retention')
@@ -106,6 +111,7 @@ export function registerAccess(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'report what would be removed, remove nothing')
     .option('--json', 'print the report as one JSON object')
     .action(async (flags: { retention: number; dryRun?: boolean; json?: boolean }) => {
+      const { cleanupAccess } = await adminAccess();
       const report = await withQueue(ctx, (q) =>
         cleanupAccess(q, { retentionMs: flags.retention, dryRun: flags.dryRun }),
       );

@@ -1,21 +1,16 @@
 import type { Command } from 'commander';
-import { deleteBatch, holdBatch, releaseBatch, updateReport } from '../../queue/admin-batches.js';
-import { releaseCollection } from '../../queue/admin-collections.js';
-import {
-  deleteJob,
-  failJob,
-  holdJob,
-  releaseJob,
-  requeueJob,
-  type RequeueOptions,
-} from '../../queue/admin-jobs.js';
+import type { RequeueOptions } from '../../queue/admin-jobs.js';
 import type { QueueContext } from '../../queue/context.js';
 import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/paths.js';
-import { holdCollection, pauseQueue, resumeQueue } from '../../queue/queue-locks.js';
-import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { lazy, withQueue } from '../lazy.js';
 import { registerAccess } from './access.js';
+
+// The queue's operations, loaded when a command runs.
+const jobs = () => import('../../queue/admin-jobs.js');
+const batches = () => import('../../queue/admin-batches.js');
+const queueLocks = () => import('../../queue/queue-locks.js');
 
 interface ActionFlags {
   force?: boolean;
@@ -62,39 +57,47 @@ function queueName(value: string): QueueName {
 
 /** Operator commands: hold, release, requeue, delete, update-report, fail, pause, resume, collection, access. */
 export function registerAdmin(program: Command, ctx: CliContext): void {
-  itemAction(program, ctx, 'hold', 'hold a pending job or batch', { job: holdJob, batch: holdBatch });
+  itemAction(program, ctx, 'hold', 'hold a pending job or batch', {
+    job: lazy(jobs, 'holdJob'),
+    batch: lazy(batches, 'holdBatch'),
+  });
   itemAction(program, ctx, 'release', 'release a held job or batch (back to pending)', {
-    job: releaseJob,
-    batch: releaseBatch,
+    job: lazy(jobs, 'releaseJob'),
+    batch: lazy(batches, 'releaseBatch'),
   });
   itemAction(
     program,
     ctx,
     'requeue',
     'resume a failed job after its last successful step',
-    { job: requeueJob },
+    { job: lazy(jobs, 'requeueJob') },
     {
       flags: '--to <state>',
       help: 'for a job whose status this lifecycle does not know: the state it goes to (e.g. storing)',
     },
   );
   itemAction(program, ctx, 'delete', 'delete a held or failed job, or a held or failed batch with its jobs', {
-    job: deleteJob,
-    batch: async (queue, id, options) => (await deleteBatch(queue, id, options)).batch,
+    job: lazy(jobs, 'deleteJob'),
+    batch: async (queue, id, options) => (await (await batches()).deleteBatch(queue, id, options)).batch,
   });
-  itemAction(program, ctx, 'update-report', 'send a failed batch an updated report', { batch: updateReport });
+  itemAction(program, ctx, 'update-report', 'send a failed batch an updated report', {
+    batch: lazy(batches, 'updateReport'),
+  });
   itemAction(
     program,
     ctx,
     'fail',
     'fail a waiting or working job (its lock is broken; its storage and inventory locks released); --reason becomes its message',
-    { job: async (queue, id, options) => (await failJob(queue, id, { reason: options.reason })).job },
+    {
+      job: async (queue, id, options) =>
+        (await (await jobs()).failJob(queue, id, { reason: options.reason })).job,
+    },
   );
   registerAccess(program, ctx);
 
   for (const [name, run, verb] of [
-    ['pause', pauseQueue, 'paused'],
-    ['resume', resumeQueue, 'resumed'],
+    ['pause', lazy(queueLocks, 'pauseQueue'), 'paused'],
+    ['resume', lazy(queueLocks, 'resumeQueue'), 'resumed'],
   ] as const) {
     program
       .command(name)
@@ -112,6 +115,7 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .argument('<mnemonic>', 'collection mnemonic')
     .description('put a hold on a collection: its pending batches and jobs go to held')
     .action(async (mnemonic: string) => {
+      const { holdCollection } = await queueLocks();
       const changed = await withQueue(ctx, (q) => holdCollection(q, mnemonic));
       ctx.stdout.write(`${mnemonic} ${changed ? 'held' : 'was already held'}\n`);
     });
@@ -121,6 +125,7 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .option('--json', 'print what was released')
     .description('clear the hold and release the held jobs and batches of the collection')
     .action(async (mnemonic: string, flags: { json?: boolean }) => {
+      const { releaseCollection } = await import('../../queue/admin-collections.js');
       const released = await withQueue(ctx, (q) => releaseCollection(q, mnemonic));
       if (flags.json) ctx.stdout.write(`${JSON.stringify(released)}\n`);
       else

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { formatBench, runBench } from '../../bench/index.js';
 import type { CliContext } from '../context.js';
 import { nonNegative } from '../options.js';
 
@@ -32,6 +31,7 @@ export function registerBench(program: Command, ctx: CliContext): void {
     )
     .option('--results <dir>', 'where to write the results file (default bench/results; "" for none)')
     .action(async (flags: BenchFlags) => {
+      const { formatBench, runBench } = await import('../../bench/index.js');
       const result = await runBench(
         { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect },
         {

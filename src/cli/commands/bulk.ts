@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { runBulk } from '../../queue/bulk.js';
-import { BULK_ACTIONS, isBulkAction, type BulkFilter } from '../../queue/bulk-filter.js';
+import { BULK_ACTIONS, isBulkAction } from '../../queue/bulk-actions.js';
+import type { BulkFilter } from '../../queue/bulk-filter.js';
 import type { BulkReport } from '../../queue/bulk-outcome.js';
-import { withQueue } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { withQueue } from '../lazy.js';
 import { table } from '../table.js';
 
 interface BulkFlags extends BulkFilter {
@@ -56,6 +56,7 @@ export function registerBulk(program: Command, ctx: CliContext): void {
         );
       const { batch, collection, profile, state } = flags;
       const filter: BulkFilter = { batch, collection, profile, state };
+      const { runBulk } = await import('../../queue/bulk.js');
       const report = await withQueue(ctx, (queue) => runBulk(queue, action, filter, { dryRun: !flags.yes }));
       if (flags.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.items.length > 0)

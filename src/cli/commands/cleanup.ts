@@ -1,13 +1,9 @@
 import type { Command } from 'commander';
-import { cleanup, type CleanupReport } from '../../queue/cleanup.js';
-import {
-  findLeftoverWorkDirs,
-  removeLeftoverWorkDirs,
-  type LeftoverWorkDir,
-} from '../../steps/ingest/workdir-sweep.js';
-import { connectForCommand } from '../connection.js';
+import type { CleanupReport } from '../../queue/cleanup.js';
+import type { LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
 import type { CliContext } from '../context.js';
-import { commandQueueContext, durationOption } from '../options.js';
+import { openQueue } from '../lazy.js';
+import { durationOption } from '../options.js';
 
 type Report = CleanupReport & { workDirs: LeftoverWorkDir[] };
 
@@ -54,9 +50,12 @@ export function registerCleanup(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'report what would be removed, remove nothing')
     .option('--json', 'print the report as one JSON object')
     .action(async (opts: { retention: number; orphanGrace: number; dryRun?: boolean; json?: boolean }) => {
-      const client = await connectForCommand(ctx.config, ctx.zkFlag());
+      const [{ cleanup }, { findLeftoverWorkDirs, removeLeftoverWorkDirs }] = await Promise.all([
+        import('../../queue/cleanup.js'),
+        import('../../steps/ingest/workdir-sweep.js'),
+      ]);
+      const { zk: client, queue } = await openQueue(ctx);
       try {
-        const queue = commandQueueContext(client);
         const dryRun = opts.dryRun ?? false;
         const tree = await cleanup(queue, {
           retentionMs: opts.retention,

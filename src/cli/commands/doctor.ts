@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { doctor, type DoctorReport } from '../../queue/doctor.js';
+import type { DoctorReport } from '../../queue/doctor.js';
 import type { DoctorProblem } from '../../queue/doctor-problems.js';
-import { findLeftoverWorkDirs, type LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
-import { connectForCommand } from '../connection.js';
+import type { LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
-import { commandQueueContext, durationOption } from '../options.js';
+import { openQueue } from '../lazy.js';
+import { durationOption } from '../options.js';
 
 function printHuman(report: DoctorReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
   const { jobs, batches, refs } = report.checked;
@@ -62,9 +62,12 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
       sessionList,
     )
     .action(async (opts: DoctorFlags) => {
-      const client = await connectForCommand(ctx.config, ctx.zkFlag());
+      const [{ doctor }, { findLeftoverWorkDirs }] = await Promise.all([
+        import('../../queue/doctor.js'),
+        import('../../steps/ingest/workdir-sweep.js'),
+      ]);
+      const { zk: client, queue } = await openQueue(ctx);
       try {
-        const queue = commandQueueContext(client);
         const tree = await doctor(queue, {
           orphanGraceMs: opts.orphanGrace,
           liveSessions: opts.liveSessions,

@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
-import { batchStates, merrittJobLifecycle, type BatchState } from '../../../machines/index.js';
-import { listBatches, listJobs, streamBatches, streamJobs } from '../../queue/listing.js';
-import { SearchIndex } from '../../queue/search-index.js';
-import { showByKey } from '../../queue/search.js';
-import { withQueue } from '../connection.js';
+import { batchStates, jobStates, type BatchState } from '../../../machines/states.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
+import { withQueue } from '../lazy.js';
 import { table } from '../table.js';
 import { listOptions, pageFooter, streamLimit, writeNdjson, type ListFlags } from '../list-output.js';
+import { SORT_KEYS, SORT_ORDERS, type Sort, type SortKey, type SortOrder } from '../../queue/listing-sort.js';
+
+const listing = () => import('../../queue/listing.js');
 
 function oneOf<T extends string>(what: string, allowed: readonly T[]) {
   return (value: string): T => {
@@ -16,6 +16,19 @@ function oneOf<T extends string>(what: string, allowed: readonly T[]) {
     }
     return value as T;
   };
+}
+
+type SortFlags = { sort?: SortKey; order?: SortOrder; ndjson?: boolean };
+
+/** The page's sort from `--sort`/`--order` (a page of a sorted list; `--ndjson` streams in list order). */
+function sortOf(flags: SortFlags): { sort?: Sort } {
+  if (!flags.sort) {
+    if (flags.order) throw new CliError('--order needs --sort', ExitCode.usage);
+    return {};
+  }
+  if (flags.ndjson)
+    throw new CliError('--sort pages a list; --ndjson streams it in list order', ExitCode.usage);
+  return { sort: { by: flags.sort, order: flags.order ?? 'asc' } };
 }
 
 function count(value: string): number {
@@ -27,29 +40,43 @@ function count(value: string): number {
 
 /** `mrtq batches`, `mrtq jobs`, `mrtq show`: the queue as tables, or JSON for scripts. */
 export function registerListing(program: Command, ctx: CliContext): void {
-  // The command line runs Merritt's job lifecycle.
-  const { states } = merrittJobLifecycle;
+  // The command line runs Merritt's job lifecycle: the states of its table (merrittJobLifecycle's),
+  // read without loading the machine.
+  const states = jobStates;
   const batches = program
     .command('batches')
     .description('list batches, newest first')
     .option('--status <status>', `only this status (${batchStates.join(', ')})`, oneOf('status', batchStates))
     .option('--profile <name>', 'only this profile')
     .option('--submitter <who>', 'only this submitter')
+    .option(
+      '--sort <key>',
+      'sort by created, updated or state (then --after takes the "next" of a sorted page)',
+      oneOf(
+        'sort',
+        SORT_KEYS.filter((key) => key !== 'priority'),
+      ),
+    )
+    .option('--order <order>', 'with --sort: asc (default) or desc', oneOf('order', SORT_ORDERS))
     .option('--offset <n>', 'skip this many', count, 0)
     .option('--limit <n>', 'at most this many', count, 50);
   listOptions(batches, 'batch').action(
     async (
-      flags: ListFlags & { status?: BatchState; profile?: string; submitter?: string },
+      flags: ListFlags & SortFlags & { status?: BatchState; profile?: string; submitter?: string },
       cmd: Command,
     ) => {
       const filter = { status: flags.status, profile: flags.profile, submitter: flags.submitter };
+      const { listBatches, streamBatches } = await listing();
       if (flags.ndjson) {
         const limit = streamLimit(cmd, flags.limit);
         return void (await withQueue(ctx, (q) =>
           writeNdjson(streamBatches(q, filter, flags.after), ctx.stdout, limit),
         ));
       }
-      const page = await withQueue(ctx, (q) => listBatches(q, filter, flags));
+      const sort = sortOf(flags);
+      const page = await withQueue(ctx, (q) =>
+        listBatches(q, filter, { offset: flags.offset, limit: flags.limit, after: flags.after, ...sort }),
+      );
       if (flags.json) return void ctx.stdout.write(`${JSON.stringify(page)}\n`);
       const rows = page.items.map((b) => [
         b.bid,
@@ -76,18 +103,31 @@ export function registerListing(program: Command, ctx: CliContext): void {
     .option('--state <state>', `only this state (${states.join(', ')})`, oneOf('state', states))
     .option('--batch <bid>', 'only the jobs of this batch')
     .option('--collection <mnemonic>', 'only this collection')
+    .option(
+      '--sort <key>',
+      'sort by created, updated, priority or state (then --after takes the "next" of a sorted page)',
+      oneOf('sort', SORT_KEYS),
+    )
+    .option('--order <order>', 'with --sort: asc (default) or desc', oneOf('order', SORT_ORDERS))
     .option('--offset <n>', 'skip this many', count, 0)
     .option('--limit <n>', 'at most this many', count, 50);
   listOptions(jobs, 'job').action(
-    async (flags: ListFlags & { state?: string; batch?: string; collection?: string }, cmd: Command) => {
+    async (
+      flags: ListFlags & SortFlags & { state?: string; batch?: string; collection?: string },
+      cmd: Command,
+    ) => {
       const filter = { state: flags.state, batch: flags.batch, collection: flags.collection };
+      const { listJobs, streamJobs } = await listing();
       if (flags.ndjson) {
         const limit = streamLimit(cmd, flags.limit);
         return void (await withQueue(ctx, (q) =>
           writeNdjson(streamJobs(q, filter, flags.after), ctx.stdout, limit),
         ));
       }
-      const page = await withQueue(ctx, (q) => listJobs(q, filter, flags));
+      const sort = sortOf(flags);
+      const page = await withQueue(ctx, (q) =>
+        listJobs(q, filter, { offset: flags.offset, limit: flags.limit, after: flags.after, ...sort }),
+      );
       if (flags.json) return void ctx.stdout.write(`${JSON.stringify(page)}\n`);
       const rows = page.items.map((j) => [
         j.jid,
@@ -111,6 +151,10 @@ export function registerListing(program: Command, ctx: CliContext): void {
     .argument('<key>', 'bid, jid, batch uuid, ARK, local id or the start of a title')
     .action(async (key: string) => {
       // An ARK, local id or title has no index in ZooKeeper: a one-shot index reads the jobs once.
+      const [{ SearchIndex }, { showByKey }] = await Promise.all([
+        import('../../queue/search-index.js'),
+        import('../../queue/search.js'),
+      ]);
       const found = await withQueue(ctx, (q) => showByKey(q, new SearchIndex(q, 0), key));
       if ('item' in found) return void ctx.stdout.write(`${JSON.stringify(found.item, null, 2)}\n`);
       ctx.stdout.write(`${JSON.stringify(found, null, 2)}\n`);

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { migrateLegacyQueue, type MigrationReport } from '../../queue/legacy-migrate.js';
-import { connectForCommand } from '../connection.js';
+import type { MigrationReport } from '../../queue/legacy-migrate.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
-import { commandQueueContext } from '../options.js';
+import { openQueue } from '../lazy.js';
 
 function printHuman(report: MigrationReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
   let jobs = 0;
@@ -41,9 +40,9 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'report what would be created, create nothing')
     .option('--json', 'print the report as one JSON object')
     .action(async (opts: { queueDir?: string; dryRun?: boolean; json?: boolean }) => {
-      const client = await connectForCommand(ctx.config, ctx.zkFlag());
+      const { migrateLegacyQueue } = await import('../../queue/legacy-migrate.js');
+      const { zk: client, queue } = await openQueue(ctx);
       try {
-        const queue = commandQueueContext(client);
         const report = await migrateLegacyQueue(queue, { dryRun: opts.dryRun, queueDir: opts.queueDir });
         if (opts.json) ctx.stdout.write(JSON.stringify(report) + '\n');
         else printHuman(report, ctx.stdout, ctx.stderr);

@@ -1,7 +1,10 @@
+import { isatty } from 'node:tty';
 import type { Command } from 'commander';
+import { hostname } from 'node:os';
 import { merrittJobLifecycle } from '../../../machines/index.js';
 import type { AccessQueue } from '../../../machines/index.js';
 import { ACCESS_QUEUES, BATCH_WORK } from '../../engine/engine.js';
+import { reachableUrl, removeEndpoint, writeEndpoint } from '../../endpoint-file.js';
 import { createLogger } from '../../logger.js';
 import type { BatchWork } from '../../queue/batch-acquire.js';
 import { servedStates, startService, type Service, type ServiceOptions } from '../../service.js';
@@ -71,6 +74,26 @@ function usableStates(ctx: CliContext, states: string[] | undefined): void {
   } catch (err) {
     throw new CliError((err as Error).message, ExitCode.usage);
   }
+}
+
+/**
+ * Tells the command line where the running service is (its endpoint file, read by `mrtq` run from
+ * any directory) and the operator where its dashboard is: one plain line on stderr on a terminal.
+ */
+function announce(ctx: CliContext, service: Service): { file: string; dashboardUrl: string | undefined } {
+  const httpUrl = service.httpUrl ? reachableUrl(service.httpUrl) : undefined;
+  const dashboardUrl = httpUrl ? `${httpUrl}/ui/` : undefined;
+  const file = writeEndpoint(ctx.config.dataDir, {
+    pid: process.pid,
+    host: hostname(),
+    connectString: service.connectString,
+    ...(httpUrl ? { httpUrl, dashboardUrl } : {}),
+    startedAt: new Date().toISOString(),
+  });
+  // On a terminal (human-readable logs) one plain line; JSON logs carry it in "service running".
+  const human = ctx.config.logPretty ?? isatty(1);
+  if (dashboardUrl && human) ctx.stderr.write(`dashboard: ${dashboardUrl}\n`);
+  return { file, dashboardUrl };
 }
 
 /** `mrtq serve`: the engine as a long-running service, stopped gracefully by SIGTERM or SIGINT. */
@@ -151,13 +174,24 @@ export function registerServe(program: Command, ctx: CliContext): void {
         log.info({ signal: await stopSignal }, 'stopped during start-up');
         return;
       }
+      const { file: endpoint, dashboardUrl } = announce(ctx, service);
       log.info(
-        { connectString: service.connectString, http: service.httpUrl, pid: process.pid },
+        {
+          connectString: service.connectString,
+          http: service.httpUrl,
+          dashboard: dashboardUrl,
+          pid: process.pid,
+          endpoint,
+        },
         'service running; stop with Ctrl-C',
       );
       const signal = await stopSignal;
       log.info({ signal }, 'shutting down');
-      await service.stop(flags.grace);
+      try {
+        await service.stop(flags.grace);
+      } finally {
+        removeEndpoint(ctx.config.dataDir);
+      }
       log.info('stopped');
     });
 }

@@ -3,20 +3,19 @@ import { copyFile, mkdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import { pino } from 'pino';
-import { createLogger } from '../../logger.js';
-import { createBatch } from '../../queue/batch-create.js';
-import { ensureQueueTree } from '../../queue/tree-init.js';
-import { connectForCommand } from '../connection.js';
+import {
+  SUBMISSION_KINDS,
+  submissionKindOf,
+  type SubmissionKind,
+} from '../../steps/ingest/submission-kinds.js';
 import type { CliContext } from '../context.js';
-import { commandQueueContext } from '../options.js';
 import { CliError, ExitCode } from '../exit-codes.js';
-import { loadProfiles } from '../../steps/ingest/profiles.js';
+import { openQueue } from '../lazy.js';
 
 interface SubmitFlags {
   profile: string;
   submitter: string;
-  type: string;
+  type: SubmissionKind;
   collection?: string;
   uuid?: string;
   title?: string;
@@ -51,6 +50,17 @@ async function asPayloadUrl(payload: string, roots: readonly string[]): Promise<
   return pathToFileURL(target).href;
 }
 
+/**
+ * A `--type` the engine can expand (Merritt ingest's spellings too), as its canonical name; any
+ * other is a usage error naming the allowed types, before anything is read or connected.
+ */
+function submissionType(value: string): SubmissionKind {
+  const kind = submissionKindOf(value);
+  if (!kind)
+    throw new CliError(`unknown --type "${value}" (allowed: ${SUBMISSION_KINDS.join(', ')})`, ExitCode.usage);
+  return kind;
+}
+
 export function registerSubmit(program: Command, ctx: CliContext): void {
   program
     .command('submit')
@@ -61,11 +71,7 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
     )
     .requiredOption('--profile <name>', 'ingest profile')
     .option('--submitter <who>', 'who submits', 'mrtq')
-    .option(
-      '--type <type>',
-      'file, container, object-manifest, manifest-of-manifests, manifest-of-containers',
-      'file',
-    )
+    .option('--type <type>', `submission type: ${SUBMISSION_KINDS.join(', ')}`, submissionType, 'file')
     .option('--collection <mnemonic>', "collection the batch belongs to (default: the profile's)")
     .option(
       '--uuid <uuid>',
@@ -75,8 +81,14 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"bid","uuid","created"}')
     .action(async (payload: string, flags: SubmitFlags) => {
       let payloadUrl = payload;
+      const [{ createLogger }, { loadProfiles }, { createBatch }, { ensureQueueTree }] = await Promise.all([
+        import('../../logger.js'),
+        import('../../steps/ingest/profiles.js'),
+        import('../../queue/batch-create.js'),
+        import('../../queue/tree-init.js'),
+      ]);
       // A clamped Priority or an unknown NotificationFormat is worth a warning on stderr.
-      const log = createLogger('warn', pino.destination({ fd: 2, sync: true }));
+      const log = createLogger({ level: 'warn', fd: 2 });
       const profiles = await loadProfiles(ctx.config.ingest.profilesDir, { log });
       if (!profiles.names().includes(flags.profile)) {
         const known = profiles.names().join(', ') || 'none';
@@ -87,9 +99,8 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
       }
       const collection = flags.collection ?? profiles.getProfile(flags.profile).collection;
       payloadUrl = await asPayloadUrl(payloadUrl, ctx.config.ingest.fetch.roots);
-      const zk = await connectForCommand(ctx.config, ctx.zkFlag());
+      const { zk, queue } = await openQueue(ctx);
       try {
-        const queue = commandQueueContext(zk);
         await ensureQueueTree(zk);
         const uuid = flags.uuid ?? randomUUID();
         const { bid, created } = await createBatch(queue, {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { streamTree, type TreeNode } from '../../queue/tree-dump.js';
+import type { TreeNode } from '../../queue/tree-dump.js';
 import type { CliContext } from '../context.js';
-import { connectForCommand } from '../connection.js';
+import { connect } from '../lazy.js';
 import { lineWriter } from '../line-writer.js';
 
 function humanLine(node: TreeNode, root: string): string {
@@ -24,7 +24,8 @@ export function registerTree(program: Command, ctx: CliContext): void {
     .option('--json', 'one JSON object per line (NDJSON): {"path","data","ephemeral"}')
     .option('--ndjson', 'the same as --json')
     .action(async (path: string, opts: { json?: boolean; ndjson?: boolean }) => {
-      const client = await connectForCommand(ctx.config, ctx.zkFlag());
+      const { streamTree } = await import('../../queue/tree-dump.js');
+      const client = await connect(ctx);
       const out = lineWriter(ctx.stdout);
       try {
         const json = opts.json === true || opts.ndjson === true;

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
-import { createTransitionFeed } from '../../streams/transition-feed.js';
-import { connectForCommand } from '../connection.js';
 import type { CliContext } from '../context.js';
+import { connect } from '../lazy.js';
 
 /** `mrtq watch`: every transition of every job and batch, live, until Ctrl-C. */
 export function registerWatch(program: Command, ctx: CliContext): void {
@@ -11,7 +10,8 @@ export function registerWatch(program: Command, ctx: CliContext): void {
     .option('--json', 'one JSON object per transition: {"kind","id","from","to","at"}')
     .option('--exit-after <n>', 'stop after this many transitions (for scripts)', (v) => Number(v))
     .action(async (flags: { json?: boolean; exitAfter?: number }) => {
-      const zk = await connectForCommand(ctx.config, ctx.zkFlag());
+      const { createTransitionFeed } = await import('../../streams/transition-feed.js');
+      const zk = await connect(ctx);
       let seen = 0;
       try {
         await new Promise<void>((resolve, reject) => {

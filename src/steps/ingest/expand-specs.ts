@@ -5,28 +5,15 @@ import type { Digest, Profile } from './contracts.js';
 import { IntakeError } from './errors.js';
 import { configuredDigest, configuredSize } from './object-files.js';
 import { safeRelativePath } from './safe-path.js';
+import { SUBMISSION_KINDS, submissionKindOf, type SubmissionKind } from './submission-kinds.js';
 
-/** The submission types a batch can have (seed 001/003 payloads). */
-export type SubmissionKind =
-  'file' | 'container' | 'object-manifest' | 'manifest-of-manifests' | 'manifest-of-containers';
-
-/** Accepted spellings: ours, and Merritt ingest's names for the two batch manifests. */
-const KINDS: Readonly<Record<string, SubmissionKind>> = {
-  file: 'file',
-  container: 'container',
-  'object-manifest': 'object-manifest',
-  'manifest-of-manifests': 'manifest-of-manifests',
-  'batch-manifest': 'manifest-of-manifests',
-  'manifest-of-containers': 'manifest-of-containers',
-  'container-batch-manifest': 'manifest-of-containers',
-};
+export type { SubmissionKind } from './submission-kinds.js';
 
 /** The kind of a submission's `type` (case and `_`/`-` ignored), or SUBMISSION_INVALID. */
 export function submissionKind(type: unknown): SubmissionKind {
-  const key = String(type).trim().toLowerCase().replace(/_/g, '-');
-  const kind = Object.hasOwn(KINDS, key) ? KINDS[key] : undefined;
+  const kind = submissionKindOf(type);
   if (!kind) {
-    const known = [...new Set(Object.values(KINDS))].join(', ');
+    const known = SUBMISSION_KINDS.join(', ');
     throw new IntakeError(
       'SUBMISSION_INVALID',
       `unknown submission type "${String(type)}" (known: ${known})`,

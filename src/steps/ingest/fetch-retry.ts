@@ -1,5 +1,5 @@
-import { sleep } from '../abortable-sleep.js';
 import { FetchError } from './errors.js';
+import { withRetry } from './http-retry.js';
 
 /** undici's timeout codes: connect, waiting for headers, idle body. */
 const TIMEOUTS: Readonly<Record<string, string>> = {
@@ -65,11 +65,8 @@ export function classify(url: string, err: unknown, timeoutMs: number): unknown 
   return err;
 }
 
-/** The delay before attempt `n + 1`: exponential from `baseMs`, capped, with jitter so workers spread out. */
-export function backoffMs(attempt: number, baseMs: number): number {
-  const exponential = Math.min(baseMs * 2 ** (attempt - 1), 30_000);
-  return Math.round(exponential * (0.5 + Math.random() / 2));
-}
+/** The longest wait between two attempts. */
+const MAX_DELAY_MS = 30_000;
 
 /** What {@link withRetries} needs: the URL for messages, the retry settings, the abort signal. */
 export interface RetryOptions {
@@ -91,18 +88,26 @@ function gaveUp(err: FetchError, attempts: number): FetchError {
 
 /**
  * Runs `attempt` until it succeeds, fails for good (not retryable: 4xx, mismatch, too large),
- * or `retries` more attempts have failed. An abort ends it at once with the signal's reason.
+ * or `retries` more attempts have failed, waiting `retryBaseMs` doubled per attempt (capped at
+ * 30 s, with jitter: half to all of it). An abort ends it at once with the signal's reason.
  */
-export async function withRetries<T>(options: RetryOptions, attempt: (n: number) => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt(n);
-    } catch (err) {
-      if (options.signal.aborted) throw options.signal.reason;
-      const failure = classify(options.url, err, options.timeoutMs);
-      if (!(failure instanceof FetchError)) throw failure;
-      if (!failure.retryable || n > options.retries) throw gaveUp(failure, n);
-      await sleep(backoffMs(n, options.retryBaseMs), options.signal);
-    }
-  }
+export function withRetries<T>(options: RetryOptions, attempt: (n: number) => Promise<T>): Promise<T> {
+  return withRetry(
+    {
+      retries: options.retries,
+      delayMs: options.retryBaseMs,
+      maxDelayMs: MAX_DELAY_MS,
+      jitter: true,
+      signal: options.signal,
+      retryable: (failure) => failure instanceof FetchError && failure.retryable,
+      gaveUp: (failure, attempts) => (failure instanceof FetchError ? gaveUp(failure, attempts) : failure),
+    },
+    async (n) => {
+      try {
+        return await attempt(n);
+      } catch (err) {
+        throw classify(options.url, err, options.timeoutMs);
+      }
+    },
+  );
 }

@@ -1,5 +1,5 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { javaUrlEncode } from './anvl.js';
+import { withRetry } from './http-retry.js';
 import type { Inventory, InventoryRecord, LocalIdPair } from './inventory.js';
 import { OutputError } from './output-errors.js';
 import { assertArk } from './output-files.js';
@@ -63,18 +63,11 @@ function localStateOf(text: string): LocalState {
 }
 
 /** A call sent again (Merritt: 3 more times) while the service cannot be reached; every answer counts. */
-async function callRetrying(
-  endpoint: { url: string; timeoutMs?: number },
-  request: Omit<HttpCall, 'timeoutMs'>,
-) {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await call(endpoint, request);
-    } catch (err) {
-      if (request.signal.aborted || attempt >= BIND_ATTEMPTS) throw err;
-      await sleep(BIND_RETRY_MS, undefined, { signal: request.signal });
-    }
-  }
+function callRetrying(endpoint: { url: string; timeoutMs?: number }, request: Omit<HttpCall, 'timeoutMs'>) {
+  const policy = { retries: BIND_ATTEMPTS - 1, delayMs: BIND_RETRY_MS, factor: 1 };
+  return withRetry({ ...policy, signal: request.signal, retryable: () => true }, () =>
+    call(endpoint, request),
+  );
 }
 
 /** Merritt scopes every local id by the profile's owner: without one there is nothing to ask. */

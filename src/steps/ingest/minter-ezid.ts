@@ -1,5 +1,6 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { sleep } from '../abortable-sleep.js';
 import { ezidBody, type EzidMetadata } from './anvl.js';
+import { withRetry } from './http-retry.js';
 import type { MintRequest, Minter } from './minter.js';
 import { assertArk } from './output-files.js';
 import { OutputError } from './output-errors.js';
@@ -77,6 +78,13 @@ function failure(message: string, answer?: HttpAnswer, cause?: unknown): OutputE
   });
 }
 
+/** A mint EZID answered with something other than `success:`. */
+class NotMinted extends Error {
+  constructor(readonly answer: HttpAnswer) {
+    super(`not minted: ${answer.status}`);
+  }
+}
+
 function settle(options: EzidOptions): Settled {
   return { ...DEFAULTS, ...options };
 }
@@ -104,36 +112,48 @@ export function createEzidMinter(options: EzidOptions): Minter {
       signal,
     });
 
-  /** One request, sent again while EZID cannot be reached. */
-  async function send(url: string, method: 'POST' | 'PUT', body: string, signal: AbortSignal) {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await once(url, method, body, signal);
-      } catch (err) {
-        signal.throwIfAborted();
-        if (attempt >= o.connectAttempts) {
-          const why = err instanceof Error ? err.message : String(err);
-          throw failure(
-            `EZID ${displayUrl(url)} unreachable after ${attempt} attempts: ${why}`,
-            undefined,
-            err,
-          );
-        }
-        await sleep(o.connectRetryMs, undefined, { signal });
-      }
-    }
+  /** One request, sent again while EZID cannot be reached (every answer counts). */
+  function send(url: string, method: 'POST' | 'PUT', body: string, signal: AbortSignal) {
+    const unreachable = (err: unknown, attempts: number) => {
+      const why = err instanceof Error ? err.message : String(err);
+      return failure(
+        `EZID ${displayUrl(url)} unreachable after ${attempts} attempts: ${why}`,
+        undefined,
+        err,
+      );
+    };
+    const policy = { retries: o.connectAttempts - 1, delayMs: o.connectRetryMs, factor: 1 };
+    return withRetry({ ...policy, signal, retryable: () => true, gaveUp: unreachable }, () =>
+      once(url, method, body, signal),
+    );
+  }
+
+  /**
+   * A mint answered with anything but `success:` is sent again (MintUtil): after the first
+   * answer whatever it was, after a later one only while EZID answers 400 or more.
+   */
+  function mintRetrying(body: string, signal: AbortSignal) {
+    const policy = { retries: o.mintRetries, delayMs: o.mintRetryMs, factor: 1 };
+    return withRetry(
+      {
+        ...policy,
+        signal,
+        retryable: (err, attempt) => err instanceof NotMinted && (attempt === 1 || err.answer.status >= 400),
+        gaveUp: (err) =>
+          err instanceof NotMinted ? failure(`EZID ${shown} minted no ark:`, err.answer) : err,
+      },
+      async () => {
+        const answer = await send(o.url, 'POST', body, signal);
+        if (answer.text.startsWith(SUCCESS)) return answer;
+        throw new NotMinted(answer);
+      },
+    );
   }
 
   return {
     async mint(signal: AbortSignal, request?: MintRequest): Promise<string> {
-      const body = ezidBody(metadata(request));
-      let answer = await send(o.url, 'POST', body, signal);
-      for (let retry = 0; !answer.text.startsWith(SUCCESS) && retry < o.mintRetries; retry += 1) {
-        await sleep(o.mintRetryMs, undefined, { signal });
-        answer = await send(o.url, 'POST', body, signal);
-        if (answer.status < 400) break;
-      }
-      const ark = answer.text.startsWith(SUCCESS) ? parseMintAnswer(answer.text) : undefined;
+      const answer = await mintRetrying(ezidBody(metadata(request)), signal);
+      const ark = parseMintAnswer(answer.text);
       if (ark) return ark;
       throw failure(`EZID ${shown} minted no ark:`, answer);
     },
@@ -143,7 +163,7 @@ export function createEzidMinter(options: EzidOptions): Minter {
       const body = ezidBody(metadata(request, ark));
       const answer = await send(url, 'POST', body, signal);
       if (answer.text.startsWith(SUCCESS)) return;
-      await sleep(o.updateFallbackMs, undefined, { signal });
+      await sleep(o.updateFallbackMs, signal);
       const put = `${url}?update_if_exists=yes`;
       const fallback = await send(put, 'PUT', body, signal);
       if (fallback.text.startsWith(SUCCESS)) return;

@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import type { JobRecord } from '../../queue/job-load.js';
-import { sleep } from '../abortable-sleep.js';
 import type { DownloadRecord, IngestSettings, Profile } from './contracts.js';
 import { callbackTarget, packageNameOf } from './callback-merritt.js';
 import {
@@ -14,6 +13,7 @@ import {
 import { formatJobResult, type FormattedResult, type JobResult } from './notify-format.js';
 import { isOutputError, OutputError } from './output-errors.js';
 import { readJsonIfPresent } from './output-files.js';
+import { withRetry } from './http-retry.js';
 import { displayUrl, excerpt, httpCall } from './output-http.js';
 import { DOWNLOAD_RECORD, jobWorkDir, readStoredVersion } from './output-workdir.js';
 
@@ -73,10 +73,21 @@ async function jobResult(deps: NotifyDeps, job: JobRecord, profile: Profile): Pr
   };
 }
 
-/** One attempt: undefined when it succeeded, else what went wrong and whether to try again. */
+/** An attempt that did not succeed: the answer (or network error) and whether to try again. */
+class CallbackNotTaken extends Error {
+  constructor(
+    readonly last: string,
+    readonly retry: boolean,
+  ) {
+    super(last);
+  }
+}
+
+/** One attempt: resolves when the receiver took the result (2xx). */
 async function attempt(target: Target, result: FormattedResult, timeoutMs: number, signal: AbortSignal) {
+  let answer;
   try {
-    const answer = await httpCall({
+    answer = await httpCall({
       url: target.url,
       method: 'POST',
       headers: {
@@ -87,35 +98,33 @@ async function attempt(target: Target, result: FormattedResult, timeoutMs: numbe
       timeoutMs,
       signal,
     });
-    if (answer.status >= 200 && answer.status < 300) return undefined;
-    return { last: `${answer.status} "${excerpt(answer.text)}"`, retry: RETRYABLE_STATUS(answer.status) };
   } catch (err) {
     signal.throwIfAborted();
-    return { last: err instanceof Error ? err.message : String(err), retry: true };
+    throw new CallbackNotTaken(err instanceof Error ? err.message : String(err), true);
   }
+  if (answer.status >= 200 && answer.status < 300) return;
+  throw new CallbackNotTaken(`${answer.status} "${excerpt(answer.text)}"`, RETRYABLE_STATUS(answer.status));
 }
 
 /** POSTs with bounded retries and exponential backoff; fails naming the URL and the last answer. */
-async function postWithRetries(
-  deps: NotifyDeps,
-  target: Target,
-  result: FormattedResult,
-  signal: AbortSignal,
-) {
-  const retries = deps.retries ?? 3;
-  const base = deps.retryBaseMs ?? 1000;
-  let failure: { last: string; retry: boolean } | undefined;
-  let tries = 0;
-  do {
-    if (tries > 0) await sleep(base * 2 ** (tries - 1), signal);
-    tries += 1;
-    failure = await attempt(target, result, deps.timeoutMs ?? 30_000, signal);
-    if (!failure) return;
-  } while (failure.retry && tries <= retries);
-  throw new OutputError(
-    'CALLBACK_FAILED',
-    `callback ${displayUrl(target.url)} failed after ${tries} attempt(s); last answer: ${failure.last}`,
-    { retryable: failure.retry },
+function postWithRetries(deps: NotifyDeps, target: Target, result: FormattedResult, signal: AbortSignal) {
+  const gaveUp = (failure: unknown, attempts: number) =>
+    failure instanceof CallbackNotTaken
+      ? new OutputError(
+          'CALLBACK_FAILED',
+          `callback ${displayUrl(target.url)} failed after ${attempts} attempt(s); last answer: ${failure.last}`,
+          { retryable: failure.retry },
+        )
+      : failure;
+  return withRetry(
+    {
+      retries: deps.retries ?? 3,
+      delayMs: deps.retryBaseMs ?? 1000,
+      signal,
+      retryable: (failure) => failure instanceof CallbackNotTaken && failure.retry,
+      gaveUp,
+    },
+    () => attempt(target, result, deps.timeoutMs ?? 30_000, signal),
   );
 }
 

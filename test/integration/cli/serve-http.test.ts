@@ -40,7 +40,8 @@ describe('mrtq serve with its HTTP API', () => {
       expect(metrics).toMatch(/^mrtq_transitions_total\{kind="job",from="notify",to="completed"\} 2$/m);
       expect(metrics).toMatch(/^mrtq_transitions_total\{kind="batch",from="reporting",to="completed"\} 1$/m);
       expect(metrics).toMatch(/^mrtq_step_duration_seconds_count\{state="downloading"\} 2$/m);
-      expect(metrics).toMatch(/^mrtq_step_duration_seconds_bucket\{state="downloading",le="\+Inf"\} 2$/m);
+      // prom-client writes a bucket's `le` first.
+      expect(metrics).toMatch(/^mrtq_step_duration_seconds_bucket\{le="\+Inf",state="downloading"\} 2$/m);
       expect(metrics).toMatch(
         /^mrtq_zk_request_duration_seconds_count\{operation="multi",outcome="ok"\} \d+$/m,
       );

@@ -273,6 +273,8 @@ describe('the API end to end: a real listening server and a real engine (simulat
         ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete', 'fail']),
         // Bulk actions and search (issue 21).
         ...['POST /jobs/bulk/{action}', 'GET /search'],
+        // Rollups per collection and profile, and the live charts' history (issue 21).
+        ...['GET /rollups', 'GET /metrics/history'],
         ...actions('/batches/{bid}', ['hold', 'release', 'update-report', 'delete']),
         ...actions('/queues/{queue}', ['pause', 'resume']),
         ...actions('/collections/{mnemonic}', ['hold', 'release']),

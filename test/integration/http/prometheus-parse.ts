@@ -28,19 +28,23 @@ function parseLabels(text: string, line: string): Record<string, string> {
   return labels;
 }
 
+/** As Prometheus reads values (Go's ParseFloat): `NaN` and `Inf` in any case (prom-client writes `Nan`). */
 function parseValue(text: string, line: string): number {
-  if (text === '+Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
+  const special = text.toLowerCase();
+  if (special === '+inf' || special === 'inf') return Infinity;
+  if (special === '-inf') return -Infinity;
+  if (special === 'nan') return NaN;
   const value = Number(text);
   if (text.trim() === '' || Number.isNaN(value)) throw new Error(`bad value in line: ${line}`);
   return value;
 }
 
 /**
- * Parses the text format strictly enough to catch mistakes: every line is a HELP, a TYPE or a
- * sample; a family's HELP and TYPE come before its samples; types are known; a family is not
- * declared twice; the text ends with a newline.
+ * Parses the text format strictly enough to catch mistakes: every line is a HELP, a TYPE, a
+ * sample or empty (the format ignores empty lines; prom-client puts one between families); a
+ * family's HELP and TYPE come before its samples, and a histogram's `_bucket`, `_sum` and `_count`
+ * samples follow its own; types are known; a family is not declared twice; the text ends with a
+ * newline.
  */
 export function parsePrometheus(text: string): Exposition {
   if (!text.endsWith('\n')) throw new Error('exposition must end with a newline');
@@ -48,6 +52,7 @@ export function parsePrometheus(text: string): Exposition {
   const type = new Map<string, string>();
   const samples: Sample[] = [];
   for (const line of text.slice(0, -1).split('\n')) {
+    if (line === '') continue;
     const meta = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.*)$/.exec(line);
     if (meta) {
       const [, kind, name, rest] = meta as unknown as [string, string, string, string];
@@ -61,7 +66,10 @@ export function parsePrometheus(text: string): Exposition {
     const match = SAMPLE.exec(line);
     if (!match) throw new Error(`not a Prometheus line: ${JSON.stringify(line)}`);
     const name = match[1]!;
-    if (!help.has(name) || !type.has(name)) throw new Error(`sample of ${name} before its HELP and TYPE`);
+    const family = /^(.*)_(bucket|sum|count)$/.exec(name)?.[1];
+    const declared = (n: string) => help.has(n) && type.has(n);
+    const histogram = family !== undefined && type.get(family) === 'histogram' && declared(family);
+    if (!declared(name) && !histogram) throw new Error(`sample of ${name} before its HELP and TYPE`);
     samples.push({ name, labels: parseLabels(match[2] ?? '', line), value: parseValue(match[3]!, line) });
   }
   const same = (a: Record<string, string>, b: Record<string, string>) =>

@@ -4,6 +4,8 @@ import { TOKEN } from './api-fixture.js';
 export interface SseEvent {
   event: string;
   data: unknown;
+  /** The frame's `id:` line, when it has one. */
+  id?: string;
 }
 
 /** A connection to `/events` collecting every event; `next` waits for one matching a predicate. */
@@ -16,20 +18,33 @@ export interface SseConnection {
 
 function parseFrame(frame: string): SseEvent | undefined {
   let event = 'message';
+  let id: string | undefined;
   const data: string[] = [];
   for (const line of frame.split('\n')) {
     if (line.startsWith(':')) continue;
     if (line.startsWith('event: ')) event = line.slice(7);
+    else if (line.startsWith('id: ')) id = line.slice(4);
     else if (line.startsWith('data: ')) data.push(line.slice(6));
   }
   if (data.length === 0) return undefined;
-  return { event, data: JSON.parse(data.join('\n')) as unknown };
+  const parsed: SseEvent = { event, data: JSON.parse(data.join('\n')) as unknown };
+  if (id !== undefined) parsed.id = id;
+  return parsed;
 }
 
-/** Opens `GET <base>/events` (with the bearer token {@link TOKEN} unless given) and reads it in the background. */
-export async function openEvents(base: string, token: string | undefined = TOKEN): Promise<SseConnection> {
+/**
+ * Opens `GET <base>/events` (with the bearer token {@link TOKEN} unless given; with
+ * `Last-Event-ID: lastEventId` when given, as a reconnecting EventSource does) and reads it in
+ * the background.
+ */
+export async function openEvents(
+  base: string,
+  token: string | undefined = TOKEN,
+  lastEventId?: string,
+): Promise<SseConnection> {
   const abort = new AbortController();
   const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
   const res = await fetch(`${base}/events`, { signal: abort.signal, headers });
   if (res.status !== 200 || !res.headers.get('content-type')?.startsWith('text/event-stream'))
     throw new Error(`GET /events answered ${res.status} ${res.headers.get('content-type')}`);

@@ -66,7 +66,7 @@ describe('configuration from the environment', () => {
   });
 
   it('takes the log level and pretty printing, and names a bad value', () => {
-    expect(loadConfig({})).toMatchObject({ logLevel: 'info', logPretty: false });
+    expect(loadConfig({})).toMatchObject({ logLevel: 'info', logPretty: undefined });
     expect(loadConfig({ LOG_LEVEL: 'DEBUG', LOG_PRETTY: 'true' })).toMatchObject({
       logLevel: 'debug',
       logPretty: true,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const SETTING = /^(MRTQ|ZK|LOG)_[A-Z0-9_]*[A-Z0-9]$/;
 
-/** Every setting the configuration modules read: `env.NAME`, `env['NAME']` and quoted names. */
+/** Every setting the configuration modules read: `env.NAME`, quoted names and the schemas' keys. */
 function settingsRead(): Set<string> {
   const names = new Set<string>();
   const sources = readdirSync(join(ROOT, 'src')).filter((f) => /^config.*\.ts$/.test(f));
@@ -13,6 +13,8 @@ function settingsRead(): Set<string> {
   for (const file of sources) {
     const text = readFileSync(join(ROOT, 'src', file), 'utf8');
     for (const [, name] of text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)) names.add(name!);
+    // The zod schemas' keys (src/config-settings.ts, src/config-ingest.ts): `  NAME: setting(…)`.
+    for (const [, name] of text.matchAll(/^\s+([A-Z][A-Z0-9_]*): setting\(/gm)) names.add(name!);
     for (const [, name] of text.matchAll(/['"`]([A-Z][A-Z0-9_]*)['"`]/g))
       if (SETTING.test(name!)) names.add(name!);
   }

@@ -11,7 +11,7 @@ function joined(sinkArgs: [number?, number?], limit: number) {
   const client = new EventClient(sink, limit, (behind) => dropped.push(behind));
   client.join(log, 'R');
   const add = (piece: string): boolean => {
-    log.append(piece);
+    log.append([piece], log.head);
     return client.catchUp();
   };
   return { client, log, state, take, dropped, add };

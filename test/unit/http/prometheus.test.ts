@@ -1,89 +1,82 @@
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { Counters, formatPrometheus, Histograms, labelKey } from '../../../src/telemetry/prometheus.js';
+import { EngineMetrics } from '../../../src/telemetry/engine-metrics.js';
+import { Counters, processMetrics, readFamilies } from '../../../src/telemetry/prometheus.js';
+import { parsePrometheus } from '../../integration/http/prometheus-parse.js';
 
-describe('Prometheus text format', () => {
-  it('writes HELP and TYPE before the samples of each family, labels quoted and escaped', () => {
-    const text = formatPrometheus([
-      {
-        name: 'mrtq_jobs',
-        help: 'Jobs per state.\nSecond line with a \\ backslash.',
-        type: 'gauge',
-        samples: [
-          { labels: { state: 'pending' }, value: 3 },
-          { labels: { state: 'odd "name"\\x\n' }, value: 0 },
-        ],
-      },
-      { name: 'mrtq_up', help: 'Up.', type: 'gauge', samples: [{ value: 1 }] },
-      {
-        name: 'mrtq_ratio',
-        help: 'Odd values.',
-        type: 'gauge',
-        samples: [{ value: Infinity }, { value: NaN }],
-      },
-    ]);
-    expect(text).toBe(
-      [
-        '# HELP mrtq_jobs Jobs per state.\\nSecond line with a \\\\ backslash.',
-        '# TYPE mrtq_jobs gauge',
-        'mrtq_jobs{state="pending"} 3',
-        'mrtq_jobs{state="odd \\"name\\"\\\\x\\n"} 0',
-        '# HELP mrtq_up Up.',
-        '# TYPE mrtq_up gauge',
-        'mrtq_up 1',
-        '# HELP mrtq_ratio Odd values.',
-        '# TYPE mrtq_ratio gauge',
-        'mrtq_ratio +Inf',
-        'mrtq_ratio NaN',
-        '',
-      ].join('\n'),
-    );
-  });
-
-  it('keeps counters per label set, whatever the order of the labels', () => {
+describe('metrics through prom-client', () => {
+  it('keeps counters per label set whatever the order of the labels, declared ones exposed before use', async () => {
     const counters = new Counters();
-    counters.declare('mrtq_requests_total', 'Requests.');
-    counters.declare('mrtq_never_total', 'Declared, never incremented.');
+    counters.declare('mrtq_requests_total', 'Requests.', ['method', 'status']);
+    counters.declare('mrtq_never_total', 'Declared, never incremented.', ['kind']);
+    counters.declare('mrtq_dropped_total', 'No labels.');
     counters.inc('mrtq_requests_total', { method: 'GET', status: '200' });
     counters.inc('mrtq_requests_total', { status: '200', method: 'GET' }, 2);
     counters.inc('mrtq_requests_total', { method: 'POST', status: '201' });
-    expect(counters.toFamilies()).toEqual([
-      {
-        name: 'mrtq_requests_total',
-        help: 'Requests.',
-        type: 'counter',
-        samples: [
-          { labels: { method: 'GET', status: '200' }, value: 3 },
-          { labels: { method: 'POST', status: '201' }, value: 1 },
-        ],
-      },
-      { name: 'mrtq_never_total', help: 'Declared, never incremented.', type: 'counter', samples: [] },
-    ]);
+    const text = await counters.registry.metrics();
+    const parsed = parsePrometheus(text);
+    expect(parsed.value('mrtq_requests_total', { method: 'GET', status: '200' })).toBe(3);
+    expect(parsed.value('mrtq_requests_total', { method: 'POST', status: '201' })).toBe(1);
+    expect(parsed.type.get('mrtq_never_total')).toBe('counter');
+    expect(parsed.samples.filter((s) => s.name === 'mrtq_never_total')).toEqual([]);
+    expect(parsed.value('mrtq_dropped_total')).toBe(0);
+    expect(counters.toFamilies()).toEqual(await readFamilies(counters.registry));
     expect(() => counters.inc('mrtq_unknown_total')).toThrow(/not declared/);
+    expect(() => counters.inc('mrtq_requests_total', { verb: 'GET' })).toThrow(/verb/);
   });
 
-  it('keeps histograms as cumulative buckets per label set, a value on a bound counted in it', () => {
-    const histograms = new Histograms();
-    histograms.declare('mrtq_step_seconds', 'Steps.', [0.1, 1, 10]);
-    for (const value of [0.05, 0.1, 0.5, 1, 20])
-      histograms.observe('mrtq_step_seconds', { state: 'a' }, value);
-    histograms.observe('mrtq_step_seconds', { state: 'b' }, 2);
-    const samples = histograms.toFamilies()[0]!.samples;
+  it('writes histograms as cumulative buckets, a value on a bound counted in it, per label set', async () => {
+    const metrics = new EngineMetrics();
+    for (const seconds of [0.05, 0.1, 0.5, 1, 20]) metrics.stepDuration('downloading', seconds);
+    metrics.stepDuration('storing', 2);
+    const parsed = parsePrometheus(await metrics.registry.metrics());
+    expect(parsed.type.get('mrtq_step_duration_seconds')).toBe('histogram');
     const bucket = (state: string, le: string) =>
-      samples.find((s) => s.suffix === '_bucket' && s.labels?.state === state && s.labels.le === le)?.value;
-    expect([bucket('a', '0.1'), bucket('a', '1'), bucket('a', '10'), bucket('a', '+Inf')]).toEqual([
-      2, 4, 4, 5,
+      parsed.value('mrtq_step_duration_seconds_bucket', { state, le });
+    expect(['0.05', '0.1', '1', '15', '+Inf'].map((le) => bucket('downloading', le))).toEqual([
+      1, 2, 4, 4, 5,
     ]);
-    expect([bucket('b', '0.1'), bucket('b', '1'), bucket('b', '10'), bucket('b', '+Inf')]).toEqual([
-      0, 0, 1, 1,
-    ]);
-    expect(samples.find((s) => s.suffix === '_sum' && s.labels?.state === 'a')?.value).toBeCloseTo(21.65);
-    expect(() => histograms.declare('mrtq_bad_seconds', 'Bad.', [1, 0.5])).toThrow(/ascend/);
+    expect(['1', '5', '+Inf'].map((le) => bucket('storing', le))).toEqual([0, 1, 1]);
+    expect(parsed.value('mrtq_step_duration_seconds_sum', { state: 'downloading' })).toBeCloseTo(21.65);
+    expect(parsed.value('mrtq_step_duration_seconds_count', { state: 'storing' })).toBe(1);
   });
 
-  it('gives a label set one key whatever the order of its labels, and different sets different keys', () => {
-    expect(labelKey({ a: '1', b: '2' })).toBe(labelKey({ b: '2', a: '1' }));
-    expect(labelKey({ a: '1', b: '2' })).not.toBe(labelKey({ a: '12' }));
-    expect(labelKey({ a: 'x' })).not.toBe(labelKey({ b: 'x' }));
-    expect(labelKey({})).toBe('');
+  it("EngineMetrics' synchronous snapshot equals what prom-client reads (pins the values it keeps)", async () => {
+    const metrics = new EngineMetrics();
+    metrics.transition('job', 'notify', 'completed');
+    metrics.transition('job', 'notify', 'completed');
+    metrics.stepFailed('downloading');
+    metrics.lockContention('pending');
+    metrics.zkRequest('multi', 3, 'ok');
+    metrics.stepDuration('processing', 0.2);
+    metrics.cleanupRun('done', 2, { batches: 1, jobs: 0 });
+    const snapshot = metrics.toFamilies();
+    expect(snapshot).toEqual(await metrics.families());
+    const transitions = snapshot.find((f) => f.name === 'mrtq_transitions_total');
+    expect(transitions).toMatchObject({
+      type: 'counter',
+      samples: [{ labels: { kind: 'job', from: 'notify', to: 'completed' }, value: 2 }],
+    });
+    const removed = snapshot.find((f) => f.name === 'mrtq_cleanup_removed_total');
+    expect(removed?.samples).toEqual([{ labels: { kind: 'batches' }, value: 1 }]);
+  });
+
+  it('gives every engine and every app its own registry: values never leak between them', async () => {
+    const [a, b] = [new EngineMetrics(), new EngineMetrics()];
+    a.transition('batch', 'reporting', 'completed');
+    const [inA, inB] = await Promise.all([a.registry.metrics(), b.registry.metrics()]);
+    expect(
+      parsePrometheus(inA).value('mrtq_transitions_total', {
+        kind: 'batch',
+        from: 'reporting',
+        to: 'completed',
+      }),
+    ).toBe(1);
+    expect(parsePrometheus(inB).samples.filter((s) => s.name === 'mrtq_transitions_total')).toEqual([]);
+    // Merged for a scrape, as /metrics does, with the process's metrics shared by both.
+    const merged = Registry.merge([a.registry, new Counters().registry, processMetrics()]);
+    const parsed = parsePrometheus(await merged.metrics());
+    expect(parsed.type.get('process_cpu_seconds_total')).toBe('counter');
+    expect(parsed.value('nodejs_heap_size_limit_bytes')).toBeGreaterThan(0);
   });
 });

@@ -9,6 +9,7 @@ import { renderBatches } from './view-batches.js';
 import { renderJob } from './view-job.js';
 import { renderJobs } from './view-jobs.js';
 import { renderOverview } from './view-overview.js';
+import { renderRollups } from './view-rollups.js';
 import { renderSearch, searchBox } from './view-search.js';
 
 // The dashboard's shell: views addressed by the URL fragment (#/batches/bid…), the token form,
@@ -22,6 +23,7 @@ const ROUTES = [
   { pattern: /^\/jobs\/([^/]+)$/, nav: 'jobs', render: renderJob },
   { pattern: /^\/access$/, nav: 'access', render: renderAccess },
   { pattern: /^\/search$/, nav: 'search', render: renderSearch },
+  { pattern: /^\/rollups$/, nav: 'rollups', render: renderRollups },
 ];
 
 let current;

@@ -4,19 +4,30 @@
 /**
  * Opens `/events`, with `?token=` when the page has the API token (EventSource cannot send
  * headers; a server with a token configured refuses the stream without it). `onTransition({kind,
- * id, from, to, at})` for every transition; `onState('live')` once the stream is synced (also after
- * a reconnect: transitions may have been missed, refresh), `onState('reconnecting')` when it
- * dropped (the browser reconnects by itself: the server went away, or cut this page off for
- * reading too slowly), `onState('refused')` when the server would not open it (the browser then
- * gives up: open it again later, or with a token).
+ * id, from, to, at})` for every transition. `onState('live')` once the stream is synced: `ready`
+ * on a first connection, or `reset` after a reconnect the server could not resume (it restarted,
+ * or no longer holds the events after the last one seen): refresh what is shown.
+ * `onState('reconnecting')` when it dropped (the browser reconnects by itself: the server went
+ * away, or cut this page off for reading too slowly); the browser then sends the id of the last
+ * event it got (`Last-Event-ID`), and the server sends what was missed: `onState('resumed')`, no
+ * refresh needed. `onState('refused')` when the server would not open it (the browser then gives
+ * up: open it again later, or with a token).
  */
 export function connectLive({ token, onTransition, onState }) {
   const source = new EventSource(token ? `/events?token=${encodeURIComponent(token)}` : '/events');
+  let dropped = false;
+  source.addEventListener('open', () => {
+    if (dropped) onState('resumed');
+    dropped = false;
+  });
   source.addEventListener('ready', () => onState('live'));
+  source.addEventListener('reset', () => onState('live'));
   source.addEventListener('transition', (event) => onTransition(JSON.parse(event.data)));
-  source.addEventListener('error', () =>
-    onState(source.readyState === EventSource.CLOSED ? 'refused' : 'reconnecting'),
-  );
+  source.addEventListener('error', () => {
+    const closed = source.readyState === EventSource.CLOSED;
+    dropped = !closed;
+    onState(closed ? 'refused' : 'reconnecting');
+  });
   return () => source.close();
 }
 
@@ -74,11 +85,11 @@ export function keepCurrent({ token, onTransition, refresh, say }) {
       token: token(),
       onTransition,
       onState: (now) => {
-        if (now === 'live') {
+        if (now === 'live' || now === 'resumed') {
           clearInterval(poll);
           poll = undefined;
           say('Live updates: on');
-          refresh();
+          if (now === 'live') refresh();
         } else if (now === 'reconnecting') {
           say('Live updates: reconnecting…');
         } else {

@@ -2,9 +2,12 @@
 import { notify } from './actions.js';
 import { getBatchStatuses, getJson } from './api.js';
 import { age, badge, fill, h, table } from './dom.js';
+import { cursorPager, listState, markSorted, sortButton } from './list-controls.js';
 import { throttle } from './live.js';
+import { progressBar } from './progress-bar.js';
 
-// Batches, newest first, filtered by status, submitter and profile, a page at a time.
+// Batches, newest first or sorted by a column, filtered by status, submitter and profile, a page at
+// a time (by cursor), each with its progress bar.
 
 const PAGE = 25;
 
@@ -60,46 +63,50 @@ export function filterForm(base, fields, query) {
 export async function renderBatches(main, { query }) {
   const statuses = await getBatchStatuses();
   const results = h('div', { id: 'batches-results' });
+  const list = listState({ sort: query.get('sort'), order: query.get('order') }, () => void refreshNow());
   const refresh = async () => {
-    const params = new URLSearchParams(query);
+    const params = list.params();
+    for (const name of ['status', 'submitter', 'profile'])
+      if (query.get(name)) params.set(name, query.get(name));
     params.set('limit', String(PAGE));
-    const list = await getJson(`/batches?${params}`);
+    const page = await getJson(`/batches?${params}`);
+    const sortable = { Batch: 'created', Status: 'state', Changed: 'updated' };
+    const labels = ['Batch', 'Status', 'Profile', 'Submitter', 'Submitted', 'Jobs', 'Progress'];
+    const columns = [...labels, 'Completed', 'Failed', 'Changed', 'Message'].map((label, i) => ({
+      label: sortable[label] ? sortButton(list, label, sortable[label]) : label,
+      rowHeader: i === 0,
+      num: label === 'Jobs' || label === 'Completed' || label === 'Failed',
+    }));
     fill(
       results,
-      table({
-        id: 'batches',
-        columns: [
-          'Batch',
-          'Status',
-          'Profile',
-          'Submitter',
-          'Submitted',
-          'Jobs',
-          'Completed',
-          'Failed',
-          'Changed',
-          'Message',
-        ].map((label, i) => ({ label, rowHeader: i === 0, num: i >= 5 && i <= 7 })),
-        rows: list.items.map((b) => ({
-          attrs: { 'data-bid': b.bid },
-          cells: [
-            h('a', { href: `#/batches/${b.bid}` }, b.bid),
-            badge(b.status),
-            b.profile,
-            b.submitter,
-            b.submissionDate ? `${age(b.submissionDate)} ago` : '',
-            String(b.jobCount ?? '?'),
-            String(b.counts.completed),
-            String(b.counts.failed),
-            age(b.lastModified),
-            b.message ?? '',
-          ],
-        })),
-        empty: 'No batch matches.',
-      }),
-      pager('#/batches', query, list.total),
+      markSorted(
+        table({
+          id: 'batches',
+          columns,
+          rows: page.items.map((b) => ({
+            attrs: { 'data-bid': b.bid },
+            cells: [
+              h('a', { href: `#/batches/${b.bid}` }, b.bid),
+              badge(b.status),
+              b.profile,
+              b.submitter,
+              b.submissionDate ? `${age(b.submissionDate)} ago` : '',
+              String(b.jobCount ?? '?'),
+              progressBar(b.progress, { compact: true }),
+              String(b.counts.completed),
+              String(b.counts.failed),
+              age(b.lastModified),
+              b.message ?? '',
+            ],
+          })),
+          empty: 'No batch matches.',
+        }),
+        list,
+      ),
+      cursorPager(list, page, { id: 'batches-pager', size: PAGE }),
     );
   };
+  const refreshNow = () => refresh().catch((err) => notify('error', `Could not load: ${err.message}`));
   main.replaceChildren(
     h('h1', {}, 'Batches'),
     filterForm(
@@ -119,7 +126,12 @@ export async function renderBatches(main, { query }) {
     () => refresh().catch((err) => notify('error', `Could not refresh: ${err.message}`)),
     1000,
   );
-  return { refresh: later, onTransition: (t) => t.kind === 'batch' && later(), dispose: later.cancel };
+  return {
+    refresh: later,
+    // A job's move changes its batch's progress bar.
+    onTransition: () => later(),
+    dispose: later.cancel,
+  };
 }
 
 export { PAGE };

@@ -3,6 +3,7 @@ import { notify, runAction } from './actions.js';
 import { getBatchStatuses, getJobStates, getJson, getText } from './api.js';
 import { age, badge, facts, fill, formatTime, h, section, table } from './dom.js';
 import { throttle } from './live.js';
+import { liveCharts } from './view-charts.js';
 
 // The queue at a glance: counts, holds, the ZooKeeper session, engine processes, the newest
 // batches and the lifecycles with their counts. Everything comes from the API (/overview; the
@@ -238,6 +239,7 @@ export async function renderOverview(main) {
     updateDiagram('batch', overview.batches);
   };
   const diagrams = await Promise.all([diagram('job', 'Job lifecycle'), diagram('batch', 'Batch lifecycle')]);
+  const charts = liveCharts();
   main.replaceChildren(
     h('h1', {}, 'Overview'),
     h(
@@ -247,6 +249,7 @@ export async function renderOverview(main) {
       section('Jobs', 'jobs', regions.jobs),
       section('Batches', 'batches', regions.batches),
     ),
+    section('Activity, last hour', 'activity', charts.element),
     section('Newest batches', 'recent', regions.recent),
     section('Engine processes', 'engines', regions.engines),
     section(
@@ -262,9 +265,14 @@ export async function renderOverview(main) {
   );
   document.title = 'Overview · mrtq';
   await refresh();
+  charts.start();
   const later = throttle(
     () => refresh().catch((err) => notify('error', `Could not refresh: ${err.message}`)),
     500,
   );
-  return { refresh: later, onTransition: later, dispose: later.cancel };
+  const dispose = () => {
+    later.cancel();
+    charts.dispose();
+  };
+  return { refresh: later, onTransition: later, dispose };
 }

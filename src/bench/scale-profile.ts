@@ -1,0 +1,266 @@
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Config } from '../config.js';
+import { jobStateFolder } from '../queue/paths.js';
+import type { QueueContext } from '../queue/context.js';
+import { ensureQueueTree } from '../queue/tree-init.js';
+import { connectZk, type ZkClient } from '../zk/index.js';
+import { fourLetterWord } from '../zk-server/four-letter.js';
+import { freePort } from '../zk-server/free-port.js';
+import { createServerProcess } from '../zk-server/server-process.js';
+import { merrittJobLifecycle } from '../../machines/index.js';
+import { multiCeiling } from './ceiling.js';
+import { startBenchEngine, submitSimulated } from './engine-run.js';
+import { describeMachine, type MachineDescription } from './machine.js';
+import { persist } from './retry.js';
+import { measureDoctor, measureService } from './scale-service.js';
+import { round } from './stats.js';
+
+/** Objects per batch when the profile fills the queue: expansion makes several batches, as Merritt's do. */
+const BATCH_OBJECTS = 50_000;
+
+export interface ScaleProfileOptions {
+  /** Jobs waiting at each measuring point (default 10k, 100k, 1M; quick 2k, 10k). */
+  sizes: readonly number[];
+  /** Jobs the service works through at each point to measure its rate. */
+  throughputJobs: number;
+  quick: boolean;
+  resultsDir?: string;
+  progress?: (line: string) => void;
+}
+
+/** The figures at one queue size. */
+export interface ScalePoint {
+  waiting_jobs: number;
+  expansion_jobs_per_s: number;
+  engine_rss_mb: number;
+  first_acquire_ms: number;
+  jobs_per_s: number;
+  engine_cpu_ms_per_job: number;
+  doctor_ms: number;
+  doctor_rss_mb: number;
+  api_overview_ms: number;
+  api_listing_page_ms: number;
+  event_loop_max_ms: number;
+  event_loop_max_startup_ms: number;
+  zk_znodes: number;
+  zk_data_mb: number;
+  zk_snapshot_mb: number;
+}
+
+export interface ScaleProfileResult {
+  date: string;
+  profile: 'scale' | 'scale-quick';
+  machine: MachineDescription;
+  ceiling_multi_64_tx_per_s: number;
+  throughput_jobs: number;
+  points: ScalePoint[];
+  targets: Record<string, { target: string; value: number; met: boolean }>;
+}
+
+/** Issue 22's targets at the largest size, against the smallest size where a target is relative. */
+function targetsOf(points: readonly ScalePoint[]): ScaleProfileResult['targets'] {
+  const small = points[0]!;
+  const large = points.at(-1)!;
+  const t = (target: string, value: number, met: boolean) => ({ target, value, met });
+  const at = `at ${large.waiting_jobs}`;
+  const ratio = large.jobs_per_s / small.jobs_per_s;
+  return {
+    [`engine_rss_mb ${at}`]: t('<= 600', large.engine_rss_mb, large.engine_rss_mb <= 600),
+    [`first_acquire_ms ${at}`]: t('<= 2000', large.first_acquire_ms, large.first_acquire_ms <= 2000),
+    [`jobs_per_s ratio ${at} to ${small.waiting_jobs}`]: t('>= 0.8', round(ratio, 2), ratio >= 0.8),
+    [`doctor_rss_mb ${at}`]: t('<= 1024', large.doctor_rss_mb, large.doctor_rss_mb <= 1024),
+    [`api_overview_ms ${at}`]: t('<= 300', large.api_overview_ms, large.api_overview_ms <= 300),
+    [`api_listing_page_ms ${at}`]: t('<= 500', large.api_listing_page_ms, large.api_listing_page_ms <= 500),
+    [`event_loop_max_ms ${at}`]: t('<= 100', large.event_loop_max_ms, large.event_loop_max_ms <= 100),
+  };
+}
+
+/** A ZooKeeper for the profile: ZK_CONNECT, or a local server with heap for millions of nodes. */
+async function scaleServer(config: Config, dir: string) {
+  if (config.zkConnect)
+    return { connectString: config.zkConnect, host: undefined, port: undefined, stop: async () => {} };
+  const port = await freePort();
+  // About 8 nodes a job: 1,000,000 jobs are 8 million nodes, several GB of heap.
+  const server = createServerProcess({ dir, clientPort: port, heapMb: 8192, tickTime: 500 });
+  await server.start();
+  return { connectString: server.connectString, host: '127.0.0.1', port, stop: () => server.stop() };
+}
+
+/** zk_znode_count and zk_approximate_data_size from `mntr` (NaN when the server is not ours). */
+async function treeSize(host: string | undefined, port: number | undefined) {
+  if (host === undefined || port === undefined) return { znodes: Number.NaN, dataMb: Number.NaN };
+  const mntr = await fourLetterWord(host, port, 'mntr', 30_000);
+  const value = (name: string) => Number(new RegExp(`^zk_${name}\\s+(\\d+)`, 'm').exec(mntr)?.[1]);
+  return { znodes: value('znode_count'), dataMb: value('approximate_data_size') / 1e6 };
+}
+
+/** The newest snapshot's size, MB (NaN without a local server). */
+function snapshotMb(dir: string): number {
+  try {
+    const data = join(dir, 'data', 'version-2');
+    const snapshots = readdirSync(data)
+      .filter((name) => name.startsWith('snapshot.'))
+      .map((name) => statSync(join(data, name)));
+    snapshots.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    return snapshots[0] ? snapshots[0].size / 1e6 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function pendingCount(zk: ZkClient): Promise<number> {
+  const stat = await persist('pending count', () => zk.exists(jobStateFolder('pending')));
+  return stat?.numChildren ?? 0;
+}
+
+/**
+ * Adds `jobs` waiting jobs the way Merritt's queue gets them: batches of simulated manifests,
+ * expanded by a real engine doing only expansion. Returns jobs created per second.
+ */
+async function expand(connectString: string, queue: QueueContext, jobs: number): Promise<number> {
+  const bench = await startBenchEngine(connectString, { jobStates: [], batchWork: ['expand'] });
+  try {
+    const started = performance.now();
+    for (let left = jobs; left > 0; left -= BATCH_OBJECTS) {
+      const bid = await submitSimulated(queue, Math.min(left, BATCH_OBJECTS));
+      for (;;) {
+        if (bench.entries.some((e) => e.kind === 'commit' && e.item === bid && e.event === 'expand.done'))
+          break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+    return jobs / ((performance.now() - started) / 1000);
+  } finally {
+    await bench.stop();
+  }
+}
+
+/**
+ * Issue 22's scale profile: fills one queue to each size in turn (10k, 100k, 1M jobs waiting)
+ * and measures, at each, expansion, a real `mrtq serve` process (memory, first acquire, jobs/s,
+ * CPU per job, API, event loop), doctor, and ZooKeeper's tree and snapshot.
+ */
+export async function runScaleProfile(
+  config: Config,
+  options: ScaleProfileOptions,
+): Promise<ScaleProfileResult> {
+  const say = options.progress ?? (() => undefined);
+  const work = mkdtempSync(join(tmpdir(), 'mrtq-scale-'));
+  const serverDir = join(work, 'zookeeper');
+  const server = await scaleServer(config, serverDir);
+  say(`ZooKeeper for the scale profile: ${server.connectString}`);
+  const connectString = `${server.connectString}/scale`;
+  const sessions: ZkClient[] = [];
+  try {
+    const raw = await persist('connect', () =>
+      connectZk({ connectString: server.connectString, sessionTimeoutMs: 30_000 }),
+    );
+    sessions.push(raw);
+    const ceiling = await multiCeiling(raw, {
+      inFlight: 64,
+      durationMs: options.quick ? 1000 : 3000,
+      root: '/m64',
+    });
+    say(`ceiling: multi 64 in flight ${round(ceiling)} tx/s`);
+    const zk = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
+    sessions.push(zk);
+    await persist('queue tree', () => ensureQueueTree(zk));
+    const queue: QueueContext = {
+      zk,
+      lifecycle: merrittJobLifecycle,
+      log: pino({ level: 'silent' }),
+      now: () => new Date(),
+    };
+    const points: ScalePoint[] = [];
+    for (const size of options.sizes) {
+      const missing = size - (await pendingCount(zk));
+      const expansion = missing > 0 ? await expand(connectString, queue, missing) : Number.NaN;
+      say(`${size} waiting: expansion ${round(expansion)} jobs/s`);
+      const tree = await treeSize(server.host, server.port);
+      const snapshot = snapshotMb(serverDir);
+      const doctor = await measureDoctor(connectString);
+      say(`${size} waiting: doctor ${round(doctor.ms)} ms, ${round(doctor.rssMbPeak)} MB`);
+      const service = await measureService(connectString, work, `at-${size}`, options.throughputJobs);
+      say(
+        `${size} waiting: engine ${round(service.rssMbPeak)} MB, first acquire ${round(service.firstAcquireMs)} ms, ` +
+          `${round(service.jobsPerS)} jobs/s, ${round(service.cpuMsPerJob, 2)} ms CPU/job, overview ${round(service.overviewMs)} ms, ` +
+          `page ${round(service.listingPageMs)} ms, event loop max ${round(service.loopMaxMs)} ms`,
+      );
+      points.push({
+        waiting_jobs: size,
+        expansion_jobs_per_s: round(expansion),
+        engine_rss_mb: round(service.rssMbPeak),
+        first_acquire_ms: round(service.firstAcquireMs),
+        jobs_per_s: round(service.jobsPerS),
+        engine_cpu_ms_per_job: round(service.cpuMsPerJob, 2),
+        doctor_ms: round(doctor.ms),
+        doctor_rss_mb: round(doctor.rssMbPeak),
+        api_overview_ms: round(service.overviewMs, 1),
+        api_listing_page_ms: round(service.listingPageMs, 1),
+        event_loop_max_ms: round(service.loopMaxMs),
+        event_loop_max_startup_ms: round(service.loopMaxStartupMs),
+        zk_znodes: tree.znodes,
+        zk_data_mb: round(tree.dataMb),
+        zk_snapshot_mb: round(snapshot),
+      });
+    }
+    const result: ScaleProfileResult = {
+      date: new Date().toISOString(),
+      profile: options.quick ? 'scale-quick' : 'scale',
+      machine: await describeMachine(server.connectString),
+      ceiling_multi_64_tx_per_s: round(ceiling),
+      throughput_jobs: options.throughputJobs,
+      points,
+      targets: targetsOf(points),
+    };
+    if (options.resultsDir !== '') {
+      const dir = options.resultsDir ?? join(import.meta.dirname, '..', '..', 'bench', 'results');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${result.date.replace(/[:.]/g, '-')}-${result.profile}.json`);
+      writeFileSync(file, JSON.stringify(result, null, 2) + '\n');
+      say(`results written to ${file}`);
+    }
+    return result;
+  } finally {
+    await Promise.allSettled(sessions.map((session) => session.close()));
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** The curve as a table for a terminal (and docs/performance.md). */
+export function formatScaleProfile(r: ScaleProfileResult): string {
+  const columns: [string, (p: ScalePoint) => number][] = [
+    ['waiting', (p) => p.waiting_jobs],
+    ['expand/s', (p) => p.expansion_jobs_per_s],
+    ['RSS MB', (p) => p.engine_rss_mb],
+    ['1st acq ms', (p) => p.first_acquire_ms],
+    ['jobs/s', (p) => p.jobs_per_s],
+    ['CPU ms/job', (p) => p.engine_cpu_ms_per_job],
+    ['doctor ms', (p) => p.doctor_ms],
+    ['doctor MB', (p) => p.doctor_rss_mb],
+    ['overview ms', (p) => p.api_overview_ms],
+    ['page ms', (p) => p.api_listing_page_ms],
+    ['loop max ms', (p) => p.event_loop_max_ms],
+    ['znodes', (p) => p.zk_znodes],
+    ['snapshot MB', (p) => p.zk_snapshot_mb],
+  ];
+  const header = `| ${columns.map(([name]) => name).join(' | ')} |`;
+  const rule = `|${columns.map(() => '---').join('|')}|`;
+  const rows = r.points.map((p) => `| ${columns.map(([, value]) => String(value(p))).join(' | ')} |`);
+  return [
+    `scale profile (${r.profile}) on ${r.machine.cores} × ${r.machine.cpu}; ceiling multi 64 in flight ${r.ceiling_multi_64_tx_per_s} tx/s; ${r.throughput_jobs} jobs per rate`,
+    '',
+    header,
+    rule,
+    ...rows,
+    '',
+    '  targets:',
+    ...Object.entries(r.targets).map(
+      ([k, t]) => `    ${t.met ? 'met   ' : 'MISSED'} ${k} ${t.target}: ${t.value}`,
+    ),
+  ].join('\n');
+}

@@ -1,0 +1,220 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { SERVE_NODE_FLAGS } from '../serve-flags.js';
+import { freePort } from '../zk-server/free-port.js';
+import { cpuSeconds, rssMb } from './scale.js';
+import { median } from './stats.js';
+
+const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
+
+/**
+ * Loaded into the measured process with `--import`: the longest event-loop delay of each half
+ * second (perf_hooks' monitorEventLoopDelay, 10 ms resolution), appended to the file named by
+ * MRTQ_LOOP_PROBE. Written as a file at run time so the probe is not part of the service.
+ */
+const LOOP_PROBE = `import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { appendFileSync } from 'node:fs';
+const file = process.env.MRTQ_LOOP_PROBE;
+const histogram = monitorEventLoopDelay({ resolution: 10 });
+histogram.enable();
+setInterval(() => {
+  appendFileSync(file, JSON.stringify({ t: Date.now(), maxMs: histogram.max / 1e6 }) + '\\n');
+  histogram.reset();
+}, 500).unref();
+`;
+
+/** What one `mrtq serve` process over a large queue showed. */
+export interface ServiceFigures {
+  /** Peak resident memory from spawn to the end of the run, MB. */
+  rssMbPeak: number;
+  /** From the service starting (its first log line) to its first commit. */
+  firstAcquireMs: number;
+  /** Jobs completed per second over the window, no-op steps through every state. */
+  jobsPerS: number;
+  /** Engine CPU (user + system) per completed job in the window, ms. */
+  cpuMsPerJob: number;
+  /** Median of GET /overview and of one GET /jobs page, ms. */
+  overviewMs: number;
+  listingPageMs: number;
+  /** The longest event-loop delay seen once the service was running (and over its start-up). */
+  loopMaxMs: number;
+  loopMaxStartupMs: number;
+}
+
+interface LedgerLine {
+  kind: string;
+  to?: string;
+  item: string;
+  t: number;
+}
+
+function ledgerLines(file: string): LedgerLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as LedgerLine);
+}
+
+async function timedGet(url: string): Promise<number> {
+  const started = performance.now();
+  const response = await fetch(url);
+  await response.arrayBuffer();
+  if (!response.ok) throw new Error(`GET ${url}: ${response.status}`);
+  return performance.now() - started;
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Samples a process's resident memory every 50 ms until stopped; returns the peak. */
+export function watchRss(pid: number): { stop(): number } {
+  let peak = 0;
+  const sample = () => {
+    const rss = rssMb(pid);
+    if (Number.isFinite(rss)) peak = Math.max(peak, rss);
+  };
+  const timer = setInterval(sample, 50);
+  sample();
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+function spawnService(connectString: string, work: string, httpPort: number, tag: string): ChildProcess {
+  const probe = join(work, 'loop-probe.mjs');
+  writeFileSync(probe, LOOP_PROBE);
+  return spawn(
+    process.execPath,
+    [
+      ...SERVE_NODE_FLAGS,
+      '--import',
+      probe,
+      BIN,
+      'serve',
+      '--zk',
+      connectString,
+      '--steps',
+      'simulated',
+      '--sweep',
+      '0',
+      '--ledger',
+      join(work, `${tag}-ledger.jsonl`),
+      '--http-port',
+      String(httpPort),
+    ],
+    {
+      env: {
+        ...process.env,
+        ZK_CONNECT: '',
+        LOG_LEVEL: 'info',
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        MRTQ_CLEANUP_INTERVAL_MS: '0',
+        MRTQ_LOOP_PROBE: join(work, `${tag}-loop.jsonl`),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+}
+
+/**
+ * Starts a real `mrtq serve` (every state, simulated no-op steps, HTTP on loopback) over the
+ * queue as it is, and measures it while it works through `jobs` of the waiting jobs: memory,
+ * first acquire, throughput and CPU per job, the API's overview and one listing page, and the
+ * event loop's longest stall. The process is killed afterwards; the jobs it did not reach stay
+ * waiting.
+ */
+export async function measureService(
+  connectString: string,
+  work: string,
+  tag: string,
+  jobs: number,
+): Promise<ServiceFigures> {
+  const httpPort = await freePort();
+  const ledgerFile = join(work, `${tag}-ledger.jsonl`);
+  const loopFile = join(work, `${tag}-loop.jsonl`);
+  const child = spawnService(connectString, work, httpPort, tag);
+  const rss = watchRss(child.pid!);
+  let output = '';
+  let startingAt: number | undefined;
+  let runningAt: number | undefined;
+  child.stdout!.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+    if (output.length > 1_000_000) output = output.slice(-200_000);
+    for (const line of output.split('\n')) {
+      if (startingAt === undefined && line.includes('"msg":"service starting"'))
+        startingAt = (JSON.parse(line) as { time: number }).time;
+      if (runningAt === undefined && line.includes('"msg":"service running'))
+        runningAt = (JSON.parse(line) as { time: number }).time;
+    }
+  });
+  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  try {
+    const deadline = Date.now() + 1_800_000;
+    const check = () => {
+      if (child.exitCode !== null) throw new Error(`service exited early:\n${output.slice(-3000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`service did not finish ${jobs} jobs:\n${output.slice(-3000)}`);
+    };
+    // The window opens at the first completion (the pipeline is full) and closes `jobs` later.
+    let completions: LedgerLine[] = [];
+    let cpuAtOpen: number | undefined;
+    for (;;) {
+      check();
+      completions = ledgerLines(ledgerFile).filter((l) => l.kind === 'commit' && l.to === 'completed');
+      if (cpuAtOpen === undefined && completions.length > 0) cpuAtOpen = cpuSeconds(child.pid!);
+      if (completions.length > jobs) break;
+      await pause(250);
+    }
+    const cpuAtClose = cpuSeconds(child.pid!);
+    const window = completions.slice(0, jobs + 1);
+    const first = window[0]!;
+    const last = window.at(-1)!;
+    const seconds = (last.t - first.t) / 1000;
+    const firstCommit = ledgerLines(ledgerFile).find((l) => l.kind === 'commit')!;
+
+    const base = `http://127.0.0.1:${httpPort}`;
+    const overview: number[] = [];
+    const page: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      overview.push(await timedGet(`${base}/overview`));
+      page.push(await timedGet(`${base}/jobs?limit=50`));
+    }
+    const loops = ledgerLines(loopFile) as unknown as { t: number; maxMs: number }[];
+    const running = runningAt ?? Number.POSITIVE_INFINITY;
+    return {
+      rssMbPeak: rss.stop(),
+      firstAcquireMs: firstCommit.t - (startingAt ?? Number.NaN),
+      jobsPerS: jobs / seconds,
+      // CPU is read when the window's ends are seen (a poll of 250 ms): a close estimate.
+      cpuMsPerJob: ((cpuAtClose - (cpuAtOpen ?? Number.NaN)) * 1000) / jobs,
+      overviewMs: median(overview),
+      listingPageMs: median(page),
+      loopMaxMs: Math.max(0, ...loops.filter((l) => l.t > running + 500).map((l) => l.maxMs)),
+      loopMaxStartupMs: Math.max(0, ...loops.filter((l) => l.t <= running + 500).map((l) => l.maxMs)),
+    };
+  } finally {
+    rss.stop();
+    child.kill('SIGKILL');
+  }
+}
+
+/** Runs `mrtq doctor` over the queue: its wall time and peak memory. */
+export async function measureDoctor(connectString: string): Promise<{ ms: number; rssMbPeak: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [BIN, 'doctor', '--zk', connectString, '--json'], {
+    env: { ...process.env, ZK_CONNECT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const rss = watchRss(child.pid!);
+  let errors = '';
+  child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  const peak = rss.stop();
+  // Exit 1 is a doctor that found problems (a bench queue has batches still processing): it ran.
+  if (code !== 0 && code !== 1) throw new Error(`doctor exited ${code}: ${errors.slice(-2000)}`);
+  return { ms: performance.now() - started, rssMbPeak: peak };
+}
