@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ingestSettingsShape } from './config-ingest.js';
+import { JAVA_CHILD_LIST_BYTES } from './queue/child-list-limit.js';
 import { durationOrOff, flag, httpUrl, oneOf, path, port, setting, wholeNumber } from './config-schema.js';
 
 /**
@@ -40,6 +41,7 @@ const serviceSettingsShape = {
   MRTQ_INCOMPLETE_JOB_FAIL_MS: setting(wholeNumber(0).optional()),
   MRTQ_CLEANUP_INTERVAL_MS: setting(durationOrOff().default(DEFAULT_CLEANUP_INTERVAL_MS)),
   MRTQ_CLEANUP_RETENTION_MS: setting(wholeNumber(0).default(DEFAULT_CLEANUP_RETENTION_MS)),
+  MRTQ_PEER_CHILD_LIST_BYTES: setting(wholeNumber(1024).default(JAVA_CHILD_LIST_BYTES)),
 };
 
 /** Every setting, by environment variable: the schema `loadConfig` reads the environment with. */

@@ -42,6 +42,12 @@ export interface Config {
   cleanupIntervalMs: number;
   /** What scheduled cleanup keeps (`MRTQ_CLEANUP_RETENTION_MS`): as `mrtq cleanup --retention`, 7 days. */
   cleanupRetentionMs: number;
+  /**
+   * The longest child list (a `getChildren` reply, bytes) the other readers of the tree accept
+   * (`MRTQ_PEER_CHILD_LIST_BYTES`; default the Java client's jute.maxbuffer, 0xfffff): folders
+   * near it are warned about in logs, metrics and doctor.
+   */
+  peerChildListBytes: number;
   /** pino level: fatal, error, warn, info, debug, trace or silent (LOG_LEVEL). */
   logLevel: string;
   /**
@@ -95,6 +101,7 @@ export function loadConfig(
     startTimeoutMs: s.MRTQ_START_TIMEOUT_MS,
     cleanupIntervalMs: s.MRTQ_CLEANUP_INTERVAL_MS,
     cleanupRetentionMs: s.MRTQ_CLEANUP_RETENTION_MS,
+    peerChildListBytes: s.MRTQ_PEER_CHILD_LIST_BYTES,
     logLevel: s.LOG_LEVEL,
     logPretty: s.LOG_PRETTY,
     apiToken: s.MRTQ_API_TOKEN,

@@ -19,6 +19,7 @@ import {
 } from '../machines/deployment.js';
 import { ACCESS_QUEUES, BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
 import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
+import { startChildListWatch } from './engine/child-list-watch.js';
 import { startCleanupSchedule } from './engine/cleanup-schedule.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
 import { MetricsHistory, recordInto, startSampling, type Sampling } from './telemetry/metrics-history.js';
@@ -61,6 +62,8 @@ export interface ServiceOptions extends StartUpOptions {
   httpPort?: number | false;
   /** How often the dashboard's charts are sampled (GET /metrics/history); default 10 s. */
   metricsSampleMs?: number;
+  /** How often the child lists Merritt's readers take are sized (default 60 s; 0: never). */
+  childListCheckMs?: number;
 }
 
 /** A running service: stop() drains the engine and closes the session. */
@@ -202,6 +205,11 @@ export async function startService(config: Config, options: ServiceOptions, log:
         workRoot: config.ingest.workRoot,
       },
     );
+    // Merritt's Java readers fail on a child list above their jute.maxbuffer (docs/deploy.md).
+    const childLists = startChildListWatch(
+      { queue, metrics, log },
+      { limitBytes: config.peerChildListBytes, intervalMs: options.childListCheckMs },
+    );
     return {
       httpUrl: api?.url,
       zk,
@@ -213,6 +221,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
         await api?.close();
         await engine.stop(graceMs);
         await cleaner.stop();
+        await childLists.stop();
         await history.sampling.stop();
         ledgerFile?.close();
         await registration.close();

@@ -77,7 +77,11 @@ export type DoctorNoteCode =
   /** A pending batch this engine leaves for Merritt's ingest (its payload is on ingest's disk). */
   | 'BATCH_LEFT_PENDING'
   /** A job this engine leaves for Merritt's ingest in a state whose step needs its payload. */
-  | 'JOB_LEFT_FOR_INGEST';
+  | 'JOB_LEFT_FOR_INGEST'
+  /** A folder's child list is at 80 % or more of what Merritt's Java readers accept. */
+  | 'CHILD_LIST_NEAR_LIMIT'
+  /** A folder's child list is longer than Merritt's Java readers accept: their getChildren of it fails. */
+  | 'CHILD_LIST_OVER_LIMIT';
 
 /** One note of `doctor`: same fields as a problem, never a reason to fail. */
 export interface DoctorNote {

@@ -1,3 +1,5 @@
+import { JAVA_CHILD_LIST_BYTES } from './child-list-limit.js';
+import { childListSizes, describeChildList } from './child-lists.js';
 import type { QueueContext } from './context.js';
 import { batchNotes, checkBatches, checkUuids } from './doctor-batches.js';
 import { jobNotes } from './doctor-job-notes.js';
@@ -29,6 +31,11 @@ export interface DoctorOptions {
    * inconsistent once, never twice the same way.
    */
   confirm?: boolean;
+  /**
+   * The longest child list the tree's other readers accept (MRTQ_PEER_CHILD_LIST_BYTES; default
+   * the Java client's 0xfffff): a folder near or above it is a note.
+   */
+  peerChildListBytes?: number;
 }
 
 /** What `doctor` found: `ok` when there are no problems (notes do not count). */
@@ -66,6 +73,18 @@ function settingsOf(ctx: QueueContext, options: DoctorOptions): CheckSettings {
   };
 }
 
+/** Folders whose child list nears or passes what Merritt's Java readers accept (docs/deploy.md). */
+async function childListNotes(ctx: QueueContext, limitBytes: number): Promise<DoctorNote[]> {
+  return (await childListSizes(ctx, limitBytes))
+    .filter((size) => size.level !== 'ok')
+    .map((size) => ({
+      code: size.level === 'over' ? 'CHILD_LIST_OVER_LIMIT' : 'CHILD_LIST_NEAR_LIMIT',
+      item: size.path,
+      path: size.path,
+      message: describeChildList(size, limitBytes),
+    }));
+}
+
 /**
  * Checks the whole queue tree against DESIGN.md §2 and §4 and reports every violation with a
  * stable code, the item, the node and an actionable message. Tolerant of trees written by other
@@ -88,7 +107,12 @@ export async function doctor(ctx: QueueContext, options: DoctorOptions = {}): Pr
   }
   problems.sort(byPath);
   const checked = { jobs: scan.jobs.size, batches: scan.batches.size, refs: indexRefs(scan).count };
-  const notes = [...batchNotes(scan), ...jobNotes(scan, ctx.lifecycle)];
+  const limit = options.peerChildListBytes ?? JAVA_CHILD_LIST_BYTES;
+  const notes = [
+    ...batchNotes(scan),
+    ...jobNotes(scan, ctx.lifecycle),
+    ...(await childListNotes(ctx, limit)),
+  ];
   const summary = { ...checked, problems: problems.length, notes: notes.length, ms: Date.now() - started };
   ctx.log.info(summary, 'doctor finished');
   return { ok: problems.length === 0, problems, notes, checked };

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { readFamilies, snapshotFamilies, type MetricFamily, type MetricsProvider } from './prometheus.js';
 
 const STEP_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300, 1800];
@@ -73,6 +73,18 @@ export class EngineMetrics implements MetricsProvider {
     ZK_BUCKETS,
   );
 
+  private readonly childListBytes = new Gauge({
+    name: 'mrtq_child_list_bytes',
+    help: "Length of a folder's child list (a getChildren reply, bytes), as last sized by this process; batch folders as the largest of their kind (/batches/*/...).",
+    labelNames: ['folder'],
+    registers: [this.registry],
+  });
+  private readonly childListLimit = new Gauge({
+    name: 'mrtq_child_list_limit_bytes',
+    help: "The longest child list the tree's other readers accept (MRTQ_PEER_CHILD_LIST_BYTES).",
+    registers: [this.registry],
+  });
+
   transition(kind: 'job' | 'batch' | 'access', from: string, to: string): void {
     this.transitions.inc({ kind, from, to });
   }
@@ -95,6 +107,18 @@ export class EngineMetrics implements MetricsProvider {
     this.cleanupSeconds.observe({ outcome }, seconds);
     for (const [kind, count] of Object.entries(removed))
       if (count > 0) this.cleanupRemoved.inc({ kind }, count);
+  }
+
+  /** A sizing of the child lists (src/engine/child-list-watch.ts): every batch's folder folded into its kind's largest. */
+  childLists(sizes: readonly { path: string; bytes: number }[], limitBytes: number): void {
+    const largest = new Map<string, number>();
+    for (const { path, bytes } of sizes) {
+      const folder = path.replace(/^\/batches\/[^/]+\//, '/batches/*/');
+      largest.set(folder, Math.max(bytes, largest.get(folder) ?? 0));
+    }
+    this.childListBytes.reset();
+    for (const [folder, bytes] of largest) this.childListBytes.set({ folder }, bytes);
+    this.childListLimit.set(limitBytes);
   }
 
   /** Every metric as a family, read now (synchronously: a sampler may call it at any time). */

@@ -71,6 +71,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
         const tree = await doctor(queue, {
           orphanGraceMs: opts.orphanGrace,
           liveSessions: opts.liveSessions,
+          peerChildListBytes: ctx.config.peerChildListBytes,
         });
         // The working directories of this host: the tree does not know them, the file system does.
         const leftovers = await findLeftoverWorkDirs(queue, {
