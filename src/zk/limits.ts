@@ -12,15 +12,18 @@ const OP_OVERHEAD_BYTES = 64;
 
 export interface SizedOp {
   path: string;
-  data: Buffer | undefined;
+  /** A string is measured as its UTF-8 bytes, without encoding it. */
+  data: Buffer | string | null | undefined;
 }
+
+const dataBytes = (data: SizedOp['data']): number =>
+  typeof data === 'string' ? Buffer.byteLength(data) : (data?.length ?? 0);
 
 /** A generous estimate of a request's size on the wire, chroot prefix included. */
 export function estimateRequestBytes(ops: readonly SizedOp[], chroot: string | undefined): number {
   const chrootBytes = chroot ? Buffer.byteLength(chroot) : 0;
   return ops.reduce(
-    (total, op) =>
-      total + OP_OVERHEAD_BYTES + chrootBytes + Buffer.byteLength(op.path) + (op.data?.length ?? 0),
+    (total, op) => total + OP_OVERHEAD_BYTES + chrootBytes + Buffer.byteLength(op.path) + dataBytes(op.data),
     OP_OVERHEAD_BYTES,
   );
 }

@@ -22,7 +22,8 @@ export interface RawOpResult {
 /** Throws BAD_ARGUMENTS for a bad path, or a transaction too large for one request. */
 export function validateOps(ops: readonly Op[], chroot: string | undefined): void {
   for (const op of ops) validatePath(op.path, `multi ${op.op}`);
-  const sized = ops.map((op) => ({ path: op.path, data: 'data' in op ? toData(op.data) : undefined }));
+  // Sized without encoding: addOps encodes each op's data once, when it adds it.
+  const sized = ops.map((op) => ({ path: op.path, data: 'data' in op ? op.data : undefined }));
   assertRequestFits('multi', sized, chroot);
 }
 
