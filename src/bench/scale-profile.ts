@@ -50,7 +50,10 @@ export interface ScalePoint {
   event_loop_max_startup_ms: number;
   zk_znodes: number;
   zk_data_mb: number;
+  /** The newest snapshot after a restart (a starting server writes one of the whole tree). */
   zk_snapshot_mb: number;
+  /** From the restart to serving again: loading the snapshot and logs. */
+  zk_restart_ms: number;
 }
 
 export interface ScaleProfileResult {
@@ -85,23 +88,38 @@ function targetsOf(points: readonly ScalePoint[]): ScaleProfileResult['targets']
   };
 }
 
-/** A ZooKeeper for the profile: ZK_CONNECT, or a local server with heap for millions of nodes. */
+/**
+ * A ZooKeeper for the profile: ZK_CONNECT, or a local server with heap for millions of nodes. A
+ * local one can be restarted: a starting server loads its snapshot and logs and writes a new
+ * snapshot of the whole tree, which is how the profile sees the snapshot of each size (ZooKeeper
+ * snapshots every 100,000 transactions by default, and an expansion is only a few thousand multis).
+ */
 async function scaleServer(config: Config, dir: string) {
   if (config.zkConnect)
     return { connectString: config.zkConnect, host: undefined, port: undefined, stop: async () => {} };
   const port = await freePort();
   // About 8 nodes a job: 1,000,000 jobs are 8 million nodes, several GB of heap.
-  // Snapshots every 5,000-10,000 transactions (ZooKeeper's default is 100,000): an expansion is a
-  // few thousand multis, so with the default no snapshot of the grown tree would exist to measure.
   const server = createServerProcess({
     dir,
     clientPort: port,
     heapMb: 8192,
     tickTime: 500,
-    extraConfig: ['snapCount=10000'],
+    readyTimeoutMs: 900_000,
   });
   await server.start();
-  return { connectString: server.connectString, host: '127.0.0.1', port, stop: () => server.stop() };
+  return {
+    connectString: server.connectString,
+    host: '127.0.0.1',
+    port,
+    stop: () => server.stop(),
+    /** Stops and starts the server; resolves with the ms until it serves again. */
+    async restart(): Promise<number> {
+      await server.stop(60_000);
+      const started = performance.now();
+      await server.start();
+      return performance.now() - started;
+    },
+  };
 }
 
 /** zk_znode_count and zk_approximate_data_size from `mntr` (NaN when the server is not ours). */
@@ -180,17 +198,19 @@ export async function runScaleProfile(
       root: '/m64',
     });
     say(`ceiling: multi 64 in flight ${round(ceiling)} tx/s`);
-    const zk = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
-    sessions.push(zk);
-    await persist('queue tree', () => ensureQueueTree(zk));
-    const queue: QueueContext = {
-      zk,
-      lifecycle: merrittJobLifecycle,
-      log: pino({ level: 'silent' }),
-      now: () => new Date(),
-    };
+    await raw.close();
     const points: ScalePoint[] = [];
     for (const size of options.sizes) {
+      // A session per size: the restart below (a big tree loads for longer than a session lasts) ends it.
+      const zk = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
+      sessions.push(zk);
+      await persist('queue tree', () => ensureQueueTree(zk));
+      const queue: QueueContext = {
+        zk,
+        lifecycle: merrittJobLifecycle,
+        log: pino({ level: 'silent' }),
+        now: () => new Date(),
+      };
       const missing = size - (await pendingCount(zk));
       const expansion = missing > 0 ? await expand(connectString, queue, missing) : Number.NaN;
       say(`${size} waiting: expansion ${round(expansion)} jobs/s`);
@@ -199,9 +219,12 @@ export async function runScaleProfile(
         `${size} waiting: doctor ${round(doctor.ms)} ms, ${round(doctor.rssMbPeak)} MB${doctor.failed ? `, FAILED ${doctor.failed}` : ''}`,
       );
       const service = await measureService(connectString, work, `at-${size}`, options.throughputJobs);
-      // After the service's thousands of transitions, a snapshot of the grown tree has been written.
+      // Last, so nothing above is measured against a server that has just loaded its tree.
       const tree = await treeSize(server.host, server.port);
+      await zk.close();
+      const restartMs = server.restart ? await server.restart() : Number.NaN;
       const snapshot = snapshotMb(serverDir);
+      say(`${size} waiting: ZooKeeper restarted in ${round(restartMs)} ms, snapshot ${round(snapshot)} MB`);
       say(
         `${size} waiting: engine ${round(service.rssMbPeak)} MB, first acquire ${round(service.firstAcquireMs)} ms, ` +
           `${round(service.jobsPerS)} jobs/s, ${round(service.cpuMsPerJob, 2)} ms CPU/job, overview ${round(service.overviewMs)} ms, ` +
@@ -224,6 +247,7 @@ export async function runScaleProfile(
         zk_znodes: tree.znodes,
         zk_data_mb: round(tree.dataMb),
         zk_snapshot_mb: round(snapshot),
+        zk_restart_ms: round(restartMs),
       });
     }
     const result: ScaleProfileResult = {
@@ -267,6 +291,7 @@ export function formatScaleProfile(r: ScaleProfileResult): string {
     ['znodes', (p) => p.zk_znodes],
     ['data MB', (p) => p.zk_data_mb],
     ['snapshot MB', (p) => p.zk_snapshot_mb],
+    ['zk restart ms', (p) => p.zk_restart_ms],
   ];
   const header = `| ${columns.map(([name]) => name).join(' | ')} |`;
   const rule = `|${columns.map(() => '---').join('|')}|`;

@@ -13,11 +13,17 @@ import {
   jobStateFolder,
   parseRefName,
   refRank,
-  sortRefs,
+  firstRefs,
 } from '../queue/paths.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { isQueuePaused } from '../queue/queue-locks.js';
-import { children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
+import {
+  CANDIDATES_PER_READ,
+  children$,
+  collectionHolds$,
+  jobWork$,
+  queuePaused$,
+} from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
 import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
 export { BATCH_WORK };
@@ -417,7 +423,7 @@ export class Engine {
     for (const state of this.served.jobStates) {
       const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
       await read({ state }, async () =>
-        consumer?.offer(sortRefs(await zk.getChildren(jobStateFolder(state)))),
+        consumer?.offer(firstRefs(await zk.getChildren(jobStateFolder(state)), CANDIDATES_PER_READ)),
       );
     }
     for (const [queue, consumer] of this.accessConsumers) {

@@ -179,6 +179,50 @@ export function sortRefs(names: readonly string[]): string[] {
     .map(({ name }) => name);
 }
 
+/** The `count` smallest of `items` by `after` (a total order), smallest first: one pass through a bounded max-heap. */
+function smallest<T>(items: Iterable<T>, count: number, after: (a: T, b: T) => boolean): T[] {
+  const heap: T[] = []; // heap[0] is the largest of the smallest `count`
+  for (const item of items) {
+    let i: number;
+    if (heap.length < count) {
+      heap.push(item);
+      for (i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1;
+        if (!after(item, heap[parent]!)) break;
+        heap[i] = heap[parent]!;
+        i = parent;
+      }
+      heap[i] = item;
+    } else if (after(heap[0]!, item)) {
+      for (i = 0; ;) {
+        const left = 2 * i + 1;
+        let top = left;
+        if (left >= count) break;
+        if (left + 1 < count && after(heap[left + 1]!, heap[left]!)) top = left + 1;
+        if (!after(heap[top]!, item)) break;
+        heap[i] = heap[top]!;
+        i = top;
+      }
+      heap[i] = item;
+    }
+  }
+  return heap.sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0));
+}
+
+/**
+ * The first `count` ref names in acquisition order (as {@link sortRefs} orders them), found in one
+ * pass through a bounded heap and a sort of `count`, instead of a sort of the whole folder. A
+ * folder of at most `count` names is simply sorted.
+ */
+export function firstRefs(names: readonly string[], count: number): string[] {
+  if (names.length <= count) return sortRefs(names);
+  if (names.every((name) => TWO_DIGIT_REF.test(name))) return smallest(names, count, (a, b) => a > b);
+  const keyed = names.map((name) => ({ name, key: refOrderKey(name) }));
+  return smallest(keyed, count, (a, b) => a.key > b.key || (a.key === b.key && a.name > b.name)).map(
+    (entry) => entry.name,
+  );
+}
+
 /** True for a node name that is a job id (`jid` + digits). */
 export const isJobId = (name: string): boolean => /^jid\d+$/.test(name);
 /** True for a node name that is a batch id (`bid` + digits). */

@@ -4,11 +4,15 @@ import { watched$ } from './watched.js';
 
 /**
  * Wait after a change before re-reading a folder of `size` children: none for small folders, up
- * to 1 s for 20,000 and more. A folder with 10,000 children that loses one child per
- * millisecond is then read twice a second instead of a thousand times.
+ * to 1 s for 20,000; beyond that it grows with the folder (2 s at 100,000), up to 20 s from
+ * 1,000,000. A folder with 10,000 children that loses one child per millisecond is then read
+ * twice a second instead of a thousand times, and a backlog of a million (a 20 MB reply decoded
+ * in one turn, DESIGN.md) once in 20 s instead of every second; a new child of such a folder is
+ * seen within that bound, while its consumer works through the refs it holds.
  */
 export function settleDelayFor(size: number): number {
-  return Math.min(1000, Math.floor(size / 20));
+  if (size <= 20_000) return Math.min(1000, Math.floor(size / 20));
+  return Math.min(20_000, Math.floor(size / 50));
 }
 
 /**

@@ -8,6 +8,7 @@ export {
   batchIds$,
   batchProcessingEmpty$,
   batchStatus$,
+  CANDIDATES_PER_READ,
   collectionHolds$,
   jobWork$,
   queuePaused$,

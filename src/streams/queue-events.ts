@@ -6,8 +6,8 @@ import {
   batchFolderPath,
   isBatchId,
   jobStateFolder,
+  firstRefs,
   queueLockPath,
-  sortRefs,
   type QueueName,
 } from '../queue/paths.js';
 import type { ZkClient } from '../zk/index.js';
@@ -17,9 +17,22 @@ import { data$, exists$, type NodeValue } from './data.js';
 const sameList = (a: string[], b: string[]): boolean =>
   a.length === b.length && a.every((v, i) => v === b[i]);
 
-/** Refs waiting in a job state folder (`PP-jid` names, in acquisition order), each time the folder changes: "work appeared in state S". */
+/**
+ * How many of a job state folder's refs a read hands to its consumer: the first in acquisition
+ * order. A consumer works through them between two reads; with a folder's re-read delay (at most
+ * 20 s, {@link settleDelayFor}) it would take 1,000 jobs a second to run out.
+ */
+export const CANDIDATES_PER_READ = 20_000;
+
+/**
+ * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
+ * acquisition order), each time the folder changes: "work appeared in state S".
+ */
 export function jobWork$(zk: ZkClient, state: string, demand?: Observable<boolean>): Observable<string[]> {
-  return children$(zk, jobStateFolder(state), { demand }).pipe(map(sortRefs), distinctUntilChanged(sameList));
+  return children$(zk, jobStateFolder(state), { demand }).pipe(
+    map((names) => firstRefs(names, CANDIDATES_PER_READ)),
+    distinctUntilChanged(sameList),
+  );
 }
 
 /** The batch ids under /batches, each time one is created or removed. */

@@ -42,7 +42,7 @@ export function registerBench(program: Command, ctx: CliContext): void {
     .option('--results <dir>', 'where to write the results file (default bench/results; "" for none)')
     .option(
       '--scale',
-      'the scale profile instead: 10k, 100k and 1M jobs waiting (quick: 2k, 10k), measured at each size',
+      'the scale profile instead: 10k, 100k and 1M jobs waiting (quick: 1k, 5k), measured at each size',
     )
     .option('--sizes <list>', "the scale profile's queue sizes, comma-separated", sizeList)
     .action(async (flags: BenchFlags) => {
@@ -52,7 +52,7 @@ export function registerBench(program: Command, ctx: CliContext): void {
         const result = await runScaleProfile(
           { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect },
           {
-            sizes: flags.sizes ?? (quick ? [2_000, 10_000] : [10_000, 100_000, 1_000_000]),
+            sizes: flags.sizes ?? (quick ? [1_000, 5_000] : [10_000, 100_000, 1_000_000]),
             throughputJobs: flags.jobs ?? (quick ? 300 : 3_000),
             quick,
             resultsDir: flags.results,

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { clampPriority, parseRefName, refName, refRank, sortRefs } from '../../../src/queue/paths.js';
+import fc from 'fast-check';
+import {
+  clampPriority,
+  firstRefs,
+  parseRefName,
+  refName,
+  refRank,
+  sortRefs,
+} from '../../../src/queue/paths.js';
 
 describe('job state ref names', () => {
   it('parses any integer priority prefix, as other tools write them', () => {
@@ -35,5 +43,35 @@ describe('job state ref names', () => {
     ]);
     expect(sortRefs(['07-jid2', '05-jid9', '05-jid1'])).toEqual(['05-jid1', '05-jid9', '07-jid2']);
     expect([refRank('100-jid3'), refRank('-1-jid7'), refRank('5-jid8')]).toEqual(['99-', '00-', '05-']);
+  });
+});
+
+describe('the first refs of a large folder (firstRefs)', () => {
+  const refArbitrary = fc.oneof(
+    fc
+      .tuple(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 9_999_999 }))
+      .map(([p, n]) => refName(p, `jid${String(n).padStart(10, '0')}`)),
+    fc.constantFrom('100-jid0000000001', '-1-jid0000000002', '5-jid0000000003', 'lock', 'not-a-ref'),
+  );
+
+  it('gives exactly the first `count` of sortRefs’ order, for any names and count', () => {
+    fc.assert(
+      fc.property(
+        fc.array(refArbitrary, { maxLength: 300 }),
+        fc.integer({ min: 1, max: 320 }),
+        (names, count) => {
+          expect(firstRefs(names, count)).toEqual(sortRefs(names).slice(0, count));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps duplicates and ties as the sort does, on a folder far larger than the count', () => {
+    const names = Array.from({ length: 5000 }, (_, i) =>
+      refName(i % 7, `jid${String((i * 7919) % 4999).padStart(10, '0')}`),
+    );
+    expect(firstRefs(names, 100)).toEqual(sortRefs(names).slice(0, 100));
+    expect(firstRefs(names, 5000)).toEqual(sortRefs(names));
   });
 });
