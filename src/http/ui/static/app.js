@@ -1,4 +1,4 @@
-/* global document, window, location, URLSearchParams */
+/* global document, window, location, URLSearchParams, setTimeout */
 import { clearNotice } from './actions.js';
 import { h } from './dom.js';
 import { keepCurrent } from './live.js';
@@ -35,6 +35,9 @@ function parseLocation() {
   return { path, query: new URLSearchParams(search) };
 }
 
+/** How long a page that failed to load for a transient reason waits before it is asked again. */
+const RELOAD_AFTER_MS = 3000;
+
 async function show(moveFocus) {
   const { path, query } = parseLocation();
   if (!path.startsWith('/')) return; // an in-page anchor (the skip link), not a view
@@ -55,7 +58,15 @@ async function show(moveFocus) {
     current = view;
   } catch (err) {
     if (mine !== generation) return;
-    main.replaceChildren(h('h1', {}, 'Could not load this page'), h('p', { id: 'load-error' }, err.message));
+    // A server that is busy or briefly without ZooKeeper (5xx) or unreachable (no status) is
+    // asked again: the page comes up by itself once it answers. A refusal (4xx) stays shown.
+    const transient = !(err.status >= 400 && err.status < 500);
+    main.replaceChildren(
+      h('h1', {}, 'Could not load this page'),
+      h('p', { id: 'load-error' }, err.message),
+      ...(transient ? [h('p', { class: 'muted' }, 'Trying again in a few seconds…')] : []),
+    );
+    if (transient) setTimeout(() => mine === generation && void show(false), RELOAD_AFTER_MS);
   }
   if (moveFocus) main.focus();
 }

@@ -1,0 +1,76 @@
+import type { FastifyInstance } from 'fastify';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHttpApi } from '../../../src/http/index.js';
+import type { QueueContext } from '../../../src/queue/context.js';
+import { createJobs } from '../../../src/queue/job-create.js';
+import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { browserMissing, launchBrowser } from '../../support/browser.js';
+import { queueContext } from '../../support/queue-context.js';
+import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
+import { useZkChroot } from '../../support/zk-chroot.js';
+import { apiDeps } from '../http/api-fixture.js';
+
+const chroot = useZkChroot();
+
+// Skipped only where Chromium is missing and could not be installed (the global setup says why), never in CI.
+describe.skipIf(browserMissing())('a dashboard page that failed to load', () => {
+  let ctx: QueueContext;
+  let app: FastifyInstance;
+  let browser: Browser;
+  let bid: string;
+  /** Answers of GET /batches/<bid> to refuse with this status, one per request. */
+  const refusals: number[] = [];
+  /** Requests for GET /batches/<bid> so far. */
+  let asked = 0;
+
+  beforeAll(async () => {
+    ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    ({ bid } = await expandedBatch(ctx, [], { batchID: 'uuid-ui-retry', erc_what: 'Retry page batch' }));
+    await createJobs(ctx, bid, [objectSpec(0)]);
+    app = createHttpApi(await apiDeps(ctx));
+    app.addHook('onRequest', async (request, reply) => {
+      if (!request.url.startsWith(`/batches/${bid}?`)) return;
+      asked++;
+      if (refusals.length > 0) {
+        const status = refusals.shift()!;
+        await reply
+          .code(status)
+          .send({ error: status === 503 ? 'UNAVAILABLE' : 'NOT_FOUND', message: 'refused by the test' });
+      }
+    });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('is asked again after a transient failure (5xx) and comes up by itself', async () => {
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const page = await (await browser.newContext()).newPage();
+    refusals.push(503);
+    await page.goto(`${base}/ui#/batches/${bid}`);
+    await page.locator('#load-error').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#load-error').textContent()).toContain('503');
+    await page.locator('#batch-bulk-title').waitFor({ timeout: 30_000 });
+    expect(refusals).toEqual([]);
+    await page.close(); // a shown batch page asks for its batch again on every refresh
+  });
+
+  it('stays on a refusal (4xx): asking again would get the same answer', async () => {
+    const page = await (await browser.newContext()).newPage();
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
+    refusals.push(...Array.from({ length: 10 }, () => 404));
+    await page.goto(`${base}/ui#/batches/${bid}`);
+    await page.locator('#load-error').waitFor({ timeout: 15_000 });
+    const before = asked;
+    // Longer than the retry delay: a transient failure would have been asked again by now.
+    await page.waitForTimeout(4500);
+    expect(asked).toBe(before);
+    refusals.length = 0;
+    expect(await page.locator('#load-error').textContent()).toContain('404');
+  });
+});
