@@ -1,6 +1,7 @@
-import { isZkError, type NodeData } from '../zk/index.js';
+import type { NodeData } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { createLimit } from './doctor-reader.js';
+import { childrenOrEmpty } from './listing-scan.js';
 import { readJobConfiguration } from './merritt-ingest-keys.js';
 import { JOBS, isJobId, jobChild, jobStateFolder, parseRefName } from './paths.js';
 import { parseTimestamp } from './timestamps.js';
@@ -31,15 +32,6 @@ export interface JobIndexStats {
   /** Jobs read (configuration and status, or status alone) by the last refresh, and its duration. */
   lastRead: number;
   lastRefreshMs: number;
-}
-
-async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
-  try {
-    return await ctx.zk.getChildren(path);
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
 }
 
 /** Every job with a ref, by jid: one listing per state folder, no job read. */

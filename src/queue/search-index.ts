@@ -1,17 +1,10 @@
-import { isZkError, type NodeData } from '../zk/index.js';
+import type { NodeData } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { createLimit } from './doctor-reader.js';
+import { childrenOrEmpty } from './listing-scan.js';
+import { listJobPlaces } from './rollups-index.js';
 import { readJobConfiguration, readSubmission } from './merritt-ingest-keys.js';
-import {
-  BATCHES,
-  JOBS,
-  batchChild,
-  isBatchId,
-  isJobId,
-  jobChild,
-  jobStateFolder,
-  parseRefName,
-} from './paths.js';
+import { BATCHES, JOBS, batchChild, isBatchId, isJobId, jobChild } from './paths.js';
 import { splitLocalIds, type SearchEntry } from './search-match.js';
 import { decodeText } from './wire.js';
 
@@ -48,15 +41,6 @@ function jsonOf(node: NodeData | undefined): Record<string, unknown> {
 
 const textOf = (value: unknown): string | undefined =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-
-async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
-  try {
-    return await ctx.zk.getChildren(path);
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
-}
 
 async function readJob(ctx: QueueContext, jid: string, state: string | undefined): Promise<JobEntry> {
   const [bid, identifiers, configuration, metadata] = await ctx.zk.getDataMany(
@@ -133,27 +117,15 @@ export class SearchIndex {
     };
   }
 
-  private async jobStates(): Promise<Map<string, string>> {
-    const states = new Map<string, string>();
-    const { lifecycle } = this.ctx;
-    const lists = await Promise.all(
-      lifecycle.states.map((state) => childrenOrEmpty(this.ctx, jobStateFolder(state))),
-    );
-    lists.forEach((refs, i) => {
-      for (const ref of refs) {
-        const jid = parseRefName(ref)?.jid;
-        if (jid) states.set(jid, lifecycle.states[i] as string);
-      }
-    });
-    return states;
-  }
-
   private async refresh(): Promise<void> {
     const started = this.clock();
     const [jids, bids, states] = await Promise.all([
       childrenOrEmpty(this.ctx, JOBS).then((names) => new Set(names.filter(isJobId))),
       childrenOrEmpty(this.ctx, BATCHES).then((names) => new Set(names.filter(isBatchId))),
-      this.jobStates(),
+      // Where each job's ref sits: one listing per state folder (the rollups' own reading).
+      listJobPlaces(this.ctx).then(
+        (places) => new Map([...places].map(([jid, place]) => [jid, place.state])),
+      ),
     ]);
     for (const jid of this.jobs.keys()) if (!jids.has(jid)) this.jobs.delete(jid);
     for (const bid of this.batches.keys()) if (!bids.has(bid)) this.batches.delete(bid);
