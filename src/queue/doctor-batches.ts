@@ -14,7 +14,10 @@ import type { BatchScan, QueueScan } from './doctor-scan.js';
 import { BATCH_FOLDERS, batchChild, batchPath, batchUuidPath, type BatchFolder } from './paths.js';
 
 /** Checks every batch's own nodes, its uuid entry, and its status against its folders (DESIGN.md §3). */
-export function checkBatches(scan: QueueScan, settings: CheckSettings): DoctorProblem[] {
+export function checkBatches(
+  scan: Pick<QueueScan, 'batches' | 'uuids'>,
+  settings: CheckSettings,
+): DoctorProblem[] {
   const uuids = new Set(scan.uuids.map((entry) => entry.uuid));
   const problems: DoctorProblem[] = [];
   for (const batch of scan.batches.values()) problems.push(...checkBatch(batch, uuids, settings));
@@ -184,7 +187,7 @@ function checkFolders(batch: BatchScan, state: BatchState, message: string): Doc
 }
 
 /** Checks that every `/batch-uuids/<uuid>` names an existing batch that carries that uuid. */
-export function checkUuids(scan: QueueScan): DoctorProblem[] {
+export function checkUuids(scan: Pick<QueueScan, 'batches' | 'uuids'>): DoctorProblem[] {
   return scan.uuids.flatMap(({ uuid, path, target }) => {
     const batch = target === '' ? undefined : scan.batches.get(target);
     if (!batch) {
@@ -220,7 +223,7 @@ export function checkUuids(scan: QueueScan): DoctorProblem[] {
  * Pending batches the engine leaves for Merritt's ingest (src/queue/batch-expandable.ts): not a
  * problem, told with the reason, so an operator who finds a batch pending for long knows whose it is.
  */
-export function batchNotes(scan: QueueScan): DoctorNote[] {
+export function batchNotes(scan: Pick<QueueScan, 'batches'>): DoctorNote[] {
   const notes: DoctorNote[] = [];
   for (const { bid, status, submission } of scan.batches.values()) {
     if (!status || !submission) continue;

@@ -2,68 +2,100 @@ import { isQueueError } from './errors.js';
 import type { NodeRead } from './doctor-reader.js';
 import type { BatchScan, JobScan, QueueScan } from './doctor-scan.js';
 import { BATCH_FOLDERS, JOB_STATES, batchRef, isJobId, parseRefName, type BatchFolder } from './paths.js';
+import { RefTable } from './doctor-ref-table.js';
 import { decodeJsonObject } from './wire.js';
 
 /** A `/jobs/states/<folder>/PP-jidN` ref. */
 export interface StateRef {
-  path: string;
-  folder: string;
-  priority: number;
-  jid: string;
+  readonly path: string;
+  readonly folder: string;
+  readonly priority: number;
+  readonly jid: string;
 }
 
 /** A `/batches/BID/states/<folder>/jidN` ref. */
 export interface BatchRef {
-  path: string;
-  bid: string;
-  folder: BatchFolder;
-  jid: string;
+  readonly path: string;
+  readonly bid: string;
+  readonly folder: BatchFolder;
+  readonly jid: string;
+}
+
+/** Refs by the job id they name: a `Map<string, R[]>`, or the index's compact {@link RefTable}. */
+export interface RefsByJob<R> extends Iterable<[string, readonly R[]]> {
+  readonly size: number;
+  has(jid: string): boolean;
+  get(jid: string): readonly R[] | undefined;
 }
 
 /** The refs of a scan by the job they name, and the children of ref folders that are no refs. */
 export interface RefIndex {
-  stateRefs: Map<string, StateRef[]>;
-  batchRefs: Map<string, BatchRef[]>;
+  stateRefs: RefsByJob<StateRef>;
+  batchRefs: RefsByJob<BatchRef>;
   badStateNames: { folder: string; name: string; path: string }[];
   badBatchNames: BatchRef[];
   count: number;
 }
 
-function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
-  const list = map.get(key);
-  if (list) list.push(value);
-  else map.set(key, [value]);
+/*
+ * The index holds refs as numbers (RefTable) and makes these only when asked; even then the path
+ * is computed when read (only a problem's message reads it), and the strings are the scan's own.
+ */
+class FolderRef implements StateRef {
+  constructor(
+    readonly folder: string,
+    readonly name: string,
+    readonly priority: number,
+    readonly jid: string,
+  ) {}
+  get path(): string {
+    return `${JOB_STATES}/${this.folder}/${this.name}`;
+  }
 }
 
-/** Indexes every ref of a scan by jid. */
-export function indexRefs(scan: QueueScan): RefIndex {
-  const index: RefIndex = {
-    stateRefs: new Map(),
-    batchRefs: new Map(),
-    badStateNames: [],
-    badBatchNames: [],
-    count: 0,
-  };
+class BatchFolderRef implements BatchRef {
+  constructor(
+    readonly bid: string,
+    readonly folder: BatchFolder,
+    readonly jid: string,
+  ) {}
+  get path(): string {
+    return batchRef(this.bid, this.folder, this.jid);
+  }
+}
+
+/** Indexes every ref of a scan (its state folders and its batches' folders) by jid. */
+export function indexRefs(scan: Pick<QueueScan, 'stateFolders' | 'batches'>): RefIndex {
+  const stateRefs = new RefTable<StateRef>();
+  const batchRefs = new RefTable<BatchRef>();
+  const index: RefIndex = { stateRefs, batchRefs, badStateNames: [], badBatchNames: [], count: 0 };
   for (const [folder, names] of scan.stateFolders) {
-    for (const name of names) {
-      const path = `${JOB_STATES}/${folder}/${name}`;
+    const start = stateRefs.addFolder(names.length, (i) => folderRef(folder, names[i]!));
+    names.forEach((name, i) => {
       const parsed = parseRefName(name);
-      index.count += 1;
-      if (parsed) push(index.stateRefs, parsed.jid, { path, folder, ...parsed });
-      else index.badStateNames.push({ folder, name, path });
-    }
+      if (parsed) stateRefs.add(parsed.jid, start + i);
+      else index.badStateNames.push({ folder, name, path: `${JOB_STATES}/${folder}/${name}` });
+    });
+    index.count += names.length;
   }
   for (const batch of scan.batches.values()) {
     for (const folder of BATCH_FOLDERS) {
-      for (const jid of batch.folders[folder]) {
-        const ref = { path: batchRef(batch.bid, folder, jid), bid: batch.bid, folder, jid };
-        index.count += 1;
-        if (isJobId(jid)) push(index.batchRefs, jid, ref);
-        else index.badBatchNames.push(ref);
-      }
+      const jids = batch.folders[folder];
+      const start = batchRefs.addFolder(jids.length, (i) => new BatchFolderRef(batch.bid, folder, jids[i]!));
+      jids.forEach((jid, i) => {
+        if (isJobId(jid)) batchRefs.add(jid, start + i);
+        else index.badBatchNames.push(new BatchFolderRef(batch.bid, folder, jid));
+      });
+      index.count += jids.length;
     }
   }
   return index;
+}
+
+/** The ref a state folder's child names (only children that are refs are ever asked for). */
+function folderRef(folder: string, name: string): StateRef {
+  const parsed = parseRefName(name)!;
+  return new FolderRef(folder, name, parsed.priority, parsed.jid);
 }
 
 /** A job with neither a status node nor any ref: what a crash between id node and data leaves. */

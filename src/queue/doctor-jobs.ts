@@ -8,22 +8,29 @@ import {
   type CheckSettings,
   type DoctorProblem,
 } from './doctor-problems.js';
-import type { JobScan, QueueScan } from './doctor-scan.js';
+import type { JobScan } from './doctor-scan.js';
 import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef } from './paths.js';
 
-/** Checks every job's own nodes and its two refs (DESIGN.md §2, invariants 1, 2 and 7). */
-export function checkJobs(scan: QueueScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
-  const problems: DoctorProblem[] = [];
-  for (const job of scan.jobs.values()) problems.push(...checkJob(job, scan, index, settings));
-  return problems;
+/** The batches a job may belong to: the scan's batches by id. */
+export interface KnownBatches {
+  has(bid: string): boolean;
 }
 
-function checkJob(job: JobScan, scan: QueueScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
+/**
+ * Checks one job's own nodes and its two refs (DESIGN.md §2, invariants 1, 2 and 7). Needs only
+ * the job, the batch ids and the ref index, so doctor runs it on each window of jobs as read.
+ */
+export function checkJob(
+  job: JobScan,
+  batches: KnownBatches,
+  index: RefIndex,
+  settings: CheckSettings,
+): DoctorProblem[] {
   if (!job.status) return missingStatus(job, index, settings);
   const out: DoctorProblem[] = [];
   const state = stateOf(job, out, settings.lifecycle);
   const priority = priorityOf(job, out);
-  const bid = batchOf(job, scan, out);
+  const bid = batchOf(job, batches, out);
   checkConfiguration(job, out);
   if (state && !settings.lifecycle.isFinal(state)) checkOptionalNodes(job, out);
   // Where refs belong follows from the status; with no usable status there is nothing to compare.
@@ -125,7 +132,7 @@ function priorityOf(job: JobScan, out: DoctorProblem[]): number | undefined {
   return undefined;
 }
 
-function batchOf(job: JobScan, scan: QueueScan, out: DoctorProblem[]): string | undefined {
+function batchOf(job: JobScan, batches: KnownBatches, out: DoctorProblem[]): string | undefined {
   const bid = textOf(job.bid);
   const path = jobChild(job.jid, 'bid');
   if (bid === '') {
@@ -139,7 +146,7 @@ function batchOf(job: JobScan, scan: QueueScan, out: DoctorProblem[]): string | 
     );
     return undefined;
   }
-  if (!scan.batches.has(bid)) {
+  if (!batches.has(bid)) {
     out.push(
       problem(
         'JOB_BATCH_MISSING',

@@ -1,5 +1,5 @@
 import { problem, type CheckSettings, type DoctorProblem } from './doctor-problems.js';
-import type { LockScan, QueueScan } from './doctor-scan.js';
+import type { JobScan, LockScan, QueueScan } from './doctor-scan.js';
 import { batchChild, jobChild } from './paths.js';
 
 /** Session ids as ZkStat.ephemeralOwner writes them: lowercase hex, no `0x`, no leading zeros. */
@@ -11,13 +11,15 @@ export function normaliseSessionId(id: string): string {
     .replace(/^0+(?=.)/, '');
 }
 
-/** Every lock node of a scan: jobs', batches', access requests' and object locks. */
-export function allLocks(scan: QueueScan): LockScan[] {
+/** A job's lock node, when it has one. */
+export function jobLock(job: JobScan): LockScan | undefined {
+  if (job.lockOwner === undefined) return undefined;
+  return { item: job.jid, path: jobChild(job.jid, 'lock'), owner: job.lockOwner };
+}
+
+/** The lock nodes that are not jobs': batches', access requests' and object locks. */
+export function otherLocks(scan: Pick<QueueScan, 'batches' | 'otherLocks'>): LockScan[] {
   const locks: LockScan[] = [];
-  for (const job of scan.jobs.values()) {
-    if (job.lockOwner !== undefined)
-      locks.push({ item: job.jid, path: jobChild(job.jid, 'lock'), owner: job.lockOwner });
-  }
   for (const batch of scan.batches.values()) {
     if (batch.lockOwner !== undefined) {
       locks.push({ item: batch.bid, path: batchChild(batch.bid, 'lock'), owner: batch.lockOwner });
@@ -37,17 +39,19 @@ function staleReason(owner: string, settings: CheckSettings): string | undefined
  * Locks no live session owns. A persistent node named lock is always stale; an ephemeral one only
  * when the caller said which sessions are alive (`CheckSettings.liveSessions`).
  */
-export function checkLocks(scan: QueueScan, settings: CheckSettings): DoctorProblem[] {
-  return allLocks(scan).flatMap(({ item, path, owner }) => {
+export function checkLocks(locks: Iterable<LockScan>, settings: CheckSettings): DoctorProblem[] {
+  const problems: DoctorProblem[] = [];
+  for (const { item, path, owner } of locks) {
     const reason = staleReason(owner, settings);
-    if (!reason) return [];
-    return [
+    if (!reason) continue;
+    problems.push(
       problem(
         'STALE_LOCK',
         item,
         path,
         `${path} ${reason}; ${item} stays locked for every worker: delete the node once you are sure nothing works on it`,
       ),
-    ];
-  });
+    );
+  }
+  return problems;
 }

@@ -38,6 +38,29 @@ export async function mapWindowed<T, S>(
   return out;
 }
 
+/**
+ * Maps `items` through `work` a window at a time and hands each window's results, in order, to
+ * `consume`, keeping none: memory holds two windows (the one consumed and the one read meanwhile,
+ * so the pipeline does not run dry between windows), whatever the number of items.
+ */
+export async function forEachWindow<T, S>(
+  items: readonly T[],
+  window: number,
+  work: (item: T) => Promise<S>,
+  consume: (results: S[]) => void,
+): Promise<void> {
+  const readFrom = (start: number): Promise<S[]> | undefined =>
+    start < items.length ? Promise.all(items.slice(start, start + window).map(work)) : undefined;
+  let next = readFrom(0);
+  for (let start = 0; next; start += window) {
+    const results = await next;
+    next = readFrom(start + window);
+    // Awaited on the next turn of the loop; this only keeps a throwing consume from leaving it unhandled.
+    next?.catch(() => undefined);
+    consume(results);
+  }
+}
+
 /** Runs at most `limit` tasks at once, in the order they were asked for. */
 export function createLimit(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
   let active = 0;

@@ -1,16 +1,27 @@
 import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
-import { textOf, type RefIndex } from './doctor-index.js';
+import type { RefIndex } from './doctor-index.js';
 import { problem, type DoctorProblem } from './doctor-problems.js';
 import type { QueueScan } from './doctor-scan.js';
 import { JOB_STATES, jobPath } from './paths.js';
 
+/**
+ * Every job read, by id, with the batch its `bid` names ('' when none): all the checks of refs
+ * need to know of the jobs, so doctor keeps this and drops the rest of each job once checked.
+ */
+export type JobOwners = ReadonlyMap<string, string>;
+
 /** Checks that every ref is well named, in a known folder, and names an existing job of its batch. */
-export function checkRefs(scan: QueueScan, index: RefIndex, lifecycle: JobLifecycle): DoctorProblem[] {
+export function checkRefs(
+  scan: Pick<QueueScan, 'stateFolders'>,
+  index: RefIndex,
+  owners: JobOwners,
+  lifecycle: JobLifecycle,
+): DoctorProblem[] {
   return [
     ...checkStateFolders(scan, lifecycle),
     ...checkRefNames(index),
-    ...checkStateTargets(scan, index),
-    ...checkBatchTargets(scan, index),
+    ...checkStateTargets(owners, index),
+    ...checkBatchTargets(owners, index),
   ];
 }
 
@@ -19,7 +30,7 @@ const MERRITT_FOLDERS: ReadonlySet<string> = new Set(
   merrittJobLifecycle.states.map((state) => merrittJobLifecycle.folderOf(state)),
 );
 
-function checkStateFolders(scan: QueueScan, lifecycle: JobLifecycle): DoctorProblem[] {
+function checkStateFolders(scan: Pick<QueueScan, 'stateFolders'>, lifecycle: JobLifecycle): DoctorProblem[] {
   const known = new Set(lifecycle.states.map((state) => lifecycle.folderOf(state)));
   return [...scan.stateFolders]
     .filter(([folder]) => !known.has(folder))
@@ -56,10 +67,10 @@ function checkRefNames(index: RefIndex): DoctorProblem[] {
   ];
 }
 
-function checkStateTargets(scan: QueueScan, index: RefIndex): DoctorProblem[] {
+function checkStateTargets(owners: JobOwners, index: RefIndex): DoctorProblem[] {
   const out: DoctorProblem[] = [];
   for (const [jid, refs] of index.stateRefs) {
-    if (scan.jobs.has(jid)) continue;
+    if (owners.has(jid)) continue;
     for (const ref of refs) {
       out.push(
         problem(
@@ -74,13 +85,12 @@ function checkStateTargets(scan: QueueScan, index: RefIndex): DoctorProblem[] {
   return out;
 }
 
-function checkBatchTargets(scan: QueueScan, index: RefIndex): DoctorProblem[] {
+function checkBatchTargets(owners: JobOwners, index: RefIndex): DoctorProblem[] {
   const out: DoctorProblem[] = [];
   for (const [jid, refs] of index.batchRefs) {
-    const job = scan.jobs.get(jid);
-    const owner = job ? textOf(job.bid) : '';
+    const owner = owners.get(jid);
     for (const ref of refs) {
-      if (!job) {
+      if (owner === undefined) {
         out.push(
           problem(
             'BATCH_REF_DANGLING',

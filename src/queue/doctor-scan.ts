@@ -1,5 +1,11 @@
 import type { QueueContext } from './context.js';
-import { createTreeReader, mapWindowed, type NodeRead, type TreeReader } from './doctor-reader.js';
+import {
+  createTreeReader,
+  forEachWindow,
+  mapWindowed,
+  type NodeRead,
+  type TreeReader,
+} from './doctor-reader.js';
 import {
   ACCESS,
   BATCHES,
@@ -32,6 +38,12 @@ export interface QueueScan {
   /** Locks that are not a job's or a batch's: access requests and object locks. */
   otherLocks: LockScan[];
 }
+
+/**
+ * The tree without its jobs' data: batches, ref folders, uuids and other locks. What every job
+ * is checked against; doctor reads it first and then streams the jobs past it.
+ */
+export type QueueSkeleton = Omit<QueueScan, 'jobs'>;
 
 export interface JobScan {
   jid: string;
@@ -82,6 +94,19 @@ const SCAN_WINDOW = 1024;
 /** Reads the whole queue tree with at most `concurrency` requests in flight. */
 export async function scanQueue(ctx: QueueContext, concurrency?: number): Promise<QueueScan> {
   const read = createTreeReader(ctx.zk, concurrency);
+  const { skeleton, jobIds } = await scanSkeleton(read);
+  const jobs = new Map<string, JobScan>();
+  await streamJobs(
+    read,
+    jobIds,
+    (job) => job,
+    (window) => window.forEach((job) => jobs.set(job.jid, job)),
+  );
+  return { ...skeleton, jobs };
+}
+
+/** Reads everything but the jobs, and the ids of the jobs (`/jobs`' children) to stream. */
+export async function scanSkeleton(read: TreeReader): Promise<{ skeleton: QueueSkeleton; jobIds: string[] }> {
   const [jobIds, batchIds, stateFolders, uuids, otherLocks] = await Promise.all([
     read.children(JOBS),
     read.children(BATCHES),
@@ -89,18 +114,42 @@ export async function scanQueue(ctx: QueueContext, concurrency?: number): Promis
     scanUuids(read),
     scanOtherLocks(read),
   ]);
-  // A window at a time: 100,000 jobs asked for at once would queue half a million requests.
-  const [jobs, batches] = await Promise.all([
-    mapWindowed((jobIds ?? []).filter(isJobId), SCAN_WINDOW, (jid) => scanJob(read, jid)),
-    mapWindowed((batchIds ?? []).filter(isBatchId), SCAN_WINDOW, (bid) => scanBatch(read, bid)),
-  ]);
+  // A window at a time: 100,000 items asked for at once would queue half a million requests.
+  const batches = await mapWindowed((batchIds ?? []).filter(isBatchId), SCAN_WINDOW, (bid) =>
+    scanBatch(read, bid),
+  );
   return {
-    jobs: new Map(jobs.filter((job) => job !== undefined).map((job) => [job.jid, job])),
-    batches: new Map(batches.filter((batch) => batch !== undefined).map((batch) => [batch.bid, batch])),
-    stateFolders,
-    uuids,
-    otherLocks,
+    skeleton: {
+      batches: new Map(batches.filter((batch) => batch !== undefined).map((batch) => [batch.bid, batch])),
+      stateFolders,
+      uuids,
+      otherLocks,
+    },
+    jobIds: (jobIds ?? []).filter(isJobId),
   };
+}
+
+/**
+ * Reads the jobs a window at a time, turns each job into `each(job)` as soon as it is read, and
+ * hands each window's results (in order, without the jobs gone meanwhile) to `consume`. A job's
+ * nodes die as soon as `each` is done with them, young: held for a whole window they outlived two
+ * scavenges and were promoted, and the old generation grew to three times what was live.
+ */
+export async function streamJobs<S>(
+  read: TreeReader,
+  jobIds: readonly string[],
+  each: (job: JobScan) => S,
+  consume: (results: S[]) => void,
+): Promise<void> {
+  await forEachWindow(
+    jobIds,
+    SCAN_WINDOW,
+    async (jid) => {
+      const job = await scanJob(read, jid);
+      return job === undefined ? undefined : each(job);
+    },
+    (window) => consume(window.filter((result) => result !== undefined)),
+  );
 }
 
 function readIf(read: TreeReader, present: boolean, path: string): Promise<NodeRead | undefined> {

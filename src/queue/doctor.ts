@@ -1,14 +1,11 @@
 import { JAVA_CHILD_LIST_BYTES } from './child-list-limit.js';
 import { childListSizes, describeChildList } from './child-lists.js';
 import type { QueueContext } from './context.js';
-import { batchNotes, checkBatches, checkUuids } from './doctor-batches.js';
-import { jobNotes } from './doctor-job-notes.js';
-import { indexRefs } from './doctor-index.js';
-import { checkJobs } from './doctor-jobs.js';
-import { checkLocks, normaliseSessionId } from './doctor-locks.js';
+import { normaliseSessionId } from './doctor-locks.js';
 import type { CheckSettings, DoctorNote, DoctorProblem } from './doctor-problems.js';
-import { checkRefs } from './doctor-refs.js';
-import { scanQueue, type QueueScan } from './doctor-scan.js';
+import { createTreeReader } from './doctor-reader.js';
+import { scanSkeleton, streamJobs, type QueueScan } from './doctor-scan.js';
+import { createJobCheckStream, type CheckResult } from './doctor-stream.js';
 
 export type { DoctorCode, DoctorNote, DoctorNoteCode, DoctorProblem } from './doctor-problems.js';
 
@@ -49,14 +46,9 @@ export interface DoctorReport {
 
 /** Runs every check over a scan. Pure: the scan and settings decide everything. */
 export function checkQueue(scan: QueueScan, settings: CheckSettings): DoctorProblem[] {
-  const index = indexRefs(scan);
-  return [
-    ...checkJobs(scan, index, settings),
-    ...checkRefs(scan, index, settings.lifecycle),
-    ...checkBatches(scan, settings),
-    ...checkUuids(scan),
-    ...checkLocks(scan, settings),
-  ];
+  const checks = createJobCheckStream(scan, settings);
+  checks.add(scan.jobs.values());
+  return checks.finish().problems;
 }
 
 const keyOf = (p: DoctorProblem): string => `${p.code} ${p.item} ${p.path}`;
@@ -71,6 +63,40 @@ function settingsOf(ctx: QueueContext, options: DoctorOptions): CheckSettings {
     liveSessions: live ? new Set([...live, ctx.zk.sessionId].map(normaliseSessionId)) : undefined,
     lifecycle: ctx.lifecycle,
   };
+}
+
+/**
+ * One pass over the tree: everything but the jobs' data first, then the jobs a window at a time,
+ * each window checked and dropped, so memory follows the refs, not the jobs' nodes.
+ */
+async function checkPass(ctx: QueueContext, options: DoctorOptions): Promise<CheckResult> {
+  const read = createTreeReader(ctx.zk, options.concurrency);
+  const { skeleton, jobIds } = await scanSkeleton(read);
+  const checks = createJobCheckStream(skeleton, settingsOf(ctx, options));
+  await streamJobs(
+    read,
+    jobIds,
+    (job) => checks.check(job),
+    (verdicts) => checks.record(verdicts),
+  );
+  return checks.finish();
+}
+
+/** A pass, and with `confirm` a second one whose problems count only when the first saw them too. */
+async function confirmedPass(ctx: QueueContext, options: DoctorOptions): Promise<CheckResult> {
+  const first = await checkPass(ctx, options);
+  if (first.problems.length === 0 || !(options.confirm ?? true)) return first;
+  // Only the keys of the first pass live on while the second reads the tree.
+  return secondPass(ctx, options, new Set(first.problems.map(keyOf)));
+}
+
+async function secondPass(
+  ctx: QueueContext,
+  options: DoctorOptions,
+  seen: ReadonlySet<string>,
+): Promise<CheckResult> {
+  const second = await checkPass(ctx, options);
+  return { ...second, problems: second.problems.filter((p) => seen.has(keyOf(p))) };
 }
 
 /** Folders whose child list nears or passes what Merritt's Java readers accept (docs/deploy.md). */
@@ -98,21 +124,10 @@ async function childListNotes(ctx: QueueContext, limitBytes: number): Promise<Do
  */
 export async function doctor(ctx: QueueContext, options: DoctorOptions = {}): Promise<DoctorReport> {
   const started = Date.now();
-  let scan = await scanQueue(ctx, options.concurrency);
-  let problems = checkQueue(scan, settingsOf(ctx, options));
-  if (problems.length > 0 && (options.confirm ?? true)) {
-    const first = new Set(problems.map(keyOf));
-    scan = await scanQueue(ctx, options.concurrency);
-    problems = checkQueue(scan, settingsOf(ctx, options)).filter((p) => first.has(keyOf(p)));
-  }
+  const { problems, notes: treeNotes, checked } = await confirmedPass(ctx, options);
   problems.sort(byPath);
-  const checked = { jobs: scan.jobs.size, batches: scan.batches.size, refs: indexRefs(scan).count };
   const limit = options.peerChildListBytes ?? JAVA_CHILD_LIST_BYTES;
-  const notes = [
-    ...batchNotes(scan),
-    ...jobNotes(scan, ctx.lifecycle),
-    ...(await childListNotes(ctx, limit)),
-  ];
+  const notes = [...treeNotes, ...(await childListNotes(ctx, limit))];
   const summary = { ...checked, problems: problems.length, notes: notes.length, ms: Date.now() - started };
   ctx.log.info(summary, 'doctor finished');
   return { ok: problems.length === 0, problems, notes, checked };

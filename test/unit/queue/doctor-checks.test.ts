@@ -7,6 +7,7 @@ import type { NodeRead } from '../../../src/queue/doctor-reader.js';
 import type { BatchScan, JobScan, QueueScan } from '../../../src/queue/doctor-scan.js';
 import type { BatchFolder } from '../../../src/queue/paths.js';
 import type { ZkStat } from '../../../src/zk/index.js';
+import { zkStat } from '../../support/zk-stat.js';
 
 const NOW = 1_800_000_000_000;
 const settings: CheckSettings = {
@@ -17,17 +18,7 @@ const settings: CheckSettings = {
 };
 
 function stat(ctime = NOW - 3_600_000, ephemeralOwner = '0'): ZkStat {
-  return {
-    version: 0,
-    cversion: 0,
-    numChildren: 0,
-    dataLength: 0,
-    ephemeralOwner,
-    ctime,
-    mtime: ctime,
-    czxid: '1',
-    mzxid: '1',
-  };
+  return zkStat(ctime, ephemeralOwner);
 }
 
 function node(value: unknown): NodeRead {

@@ -1,0 +1,91 @@
+import { batchNotes, checkBatches, checkUuids } from './doctor-batches.js';
+import { indexRefs, textOf } from './doctor-index.js';
+import { jobNote } from './doctor-job-notes.js';
+import { checkJob } from './doctor-jobs.js';
+import { checkLocks, jobLock, otherLocks } from './doctor-locks.js';
+import type { CheckSettings, DoctorNote, DoctorProblem } from './doctor-problems.js';
+import { checkRefs } from './doctor-refs.js';
+import type { JobScan, QueueSkeleton } from './doctor-scan.js';
+
+/** What one pass of the checks found. */
+export interface CheckResult {
+  problems: DoctorProblem[];
+  notes: DoctorNote[];
+  checked: { jobs: number; batches: number; refs: number };
+}
+
+/** What the checks found of one job: all that is kept of it. */
+export interface JobVerdict {
+  jid: string;
+  /** The batch its `bid` names ('' when none). */
+  owner: string;
+  problems: DoctorProblem[];
+  lockProblems: DoctorProblem[];
+  note?: DoctorNote;
+}
+
+/** The checks of a queue, fed its jobs a window at a time. */
+export interface JobCheckStream {
+  /** Checks one job against the skeleton; keeps nothing (record the verdict). */
+  check(job: JobScan): JobVerdict;
+  /** Keeps the verdicts of jobs, in the jobs' order: their findings, and each job's id and batch. */
+  record(verdicts: Iterable<JobVerdict>): void;
+  /** Checks and records these jobs. */
+  add(jobs: Iterable<JobScan>): void;
+  /** Runs the checks that need every job (refs naming no job, or a job of another batch). */
+  finish(): CheckResult;
+}
+
+/**
+ * Checks a queue whose jobs come a window at a time, so that memory is bounded by the skeleton
+ * and its ref index (a few hundred bytes a job), never by the jobs' data. Pure: fed the jobs of a
+ * scan in any windows, it finds exactly what the checks find over the whole scan, in the same
+ * order (each job's own problems, then the refs', the batches', the uuids' and the locks').
+ */
+export function createJobCheckStream(skeleton: QueueSkeleton, settings: CheckSettings): JobCheckStream {
+  const index = indexRefs(skeleton);
+  /** jid → the batch its `bid` names ('' when none). */
+  const owners = new Map<string, string>();
+  const jobProblems: DoctorProblem[] = [];
+  const jobLockProblems: DoctorProblem[] = [];
+  const jobNotes: DoctorNote[] = [];
+  // The batch's own id string: a million jobs of a few batches hold a few strings, not a million.
+  const intern = (bid: string): string => skeleton.batches.get(bid)?.bid ?? bid;
+  const check = (job: JobScan): JobVerdict => {
+    const lock = jobLock(job);
+    return {
+      jid: job.jid,
+      owner: intern(textOf(job.bid)),
+      problems: checkJob(job, skeleton.batches, index, settings),
+      lockProblems: lock ? checkLocks([lock], settings) : [],
+      note: jobNote(job, settings.lifecycle),
+    };
+  };
+  const record = (verdicts: Iterable<JobVerdict>): void => {
+    for (const verdict of verdicts) {
+      owners.set(verdict.jid, verdict.owner);
+      jobProblems.push(...verdict.problems);
+      jobLockProblems.push(...verdict.lockProblems);
+      if (verdict.note) jobNotes.push(verdict.note);
+    }
+  };
+  return {
+    check,
+    record,
+    add(jobs) {
+      for (const job of jobs) record([check(job)]);
+    },
+    finish() {
+      const problems = [
+        ...jobProblems,
+        ...checkRefs(skeleton, index, owners, settings.lifecycle),
+        ...checkBatches(skeleton, settings),
+        ...checkUuids(skeleton),
+        ...jobLockProblems,
+        ...checkLocks(otherLocks(skeleton), settings),
+      ];
+      const checked = { jobs: owners.size, batches: skeleton.batches.size, refs: index.count };
+      return { problems, notes: [...batchNotes(skeleton), ...jobNotes], checked };
+    },
+  };
+}
