@@ -38,5 +38,6 @@ export { lifecycles, lifecycleNames, type LifecycleName } from './lifecycles.js'
 
 export { ActorNotProvidedError, notProvided } from './step-actor.js';
 export { pureInitialSnapshot, pureMacrostep, pureTransition } from './inert.js';
+export { invokeFree } from './invoke-free.js';
 export { hasRunningStep } from './step-status.js';
 export { toMermaid } from './mermaid.js';

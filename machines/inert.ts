@@ -3,6 +3,7 @@ import {
   type AnyStateMachine,
   type EventObject,
   type InputFrom,
+  type InspectionEvent,
   type SnapshotFrom,
 } from 'xstate';
 
@@ -54,6 +55,35 @@ export function pureInitialSnapshot<M extends AnyStateMachine>(
   return machine.getInitialSnapshot(inertScope(machine), input) as SnapshotFrom<M>;
 }
 
+/** What a recording scope's machine processed during the current `pureMacrostep` call. */
+let processed: EventObject[] | undefined;
+
+/** The actor system's internal entry point of inspection (xstate 5: every microstep goes through it). */
+type InspectedSystem = MachineScope['system'] & { _sendInspectionEvent(event: InspectionEvent): void };
+
+/**
+ * The inert scope with a system of its own for inspection: every event the machine processes
+ * (raised ones included) is announced to `actorScope.system` as a microstep, and this system
+ * keeps the event and nothing else. Subscribing an observer with `system.inspect` for each call
+ * made xstate build an inspection event for every microstep and every actor spawned, and cost
+ * about a third of a step's evaluation (17 → 11 µs per step with `invokeFree`, xstate 5.33).
+ * Everything else (the scheduler, the actors the machine spawns) is the real system's.
+ */
+const recordingScopes = new WeakMap<AnyStateMachine, MachineScope>();
+
+function recordingScope(machine: AnyStateMachine): MachineScope {
+  const existing = recordingScopes.get(machine);
+  if (existing) return existing;
+  const scope = inertScope(machine);
+  const system = Object.create(scope.system) as InspectedSystem;
+  system._sendInspectionEvent = (e) => {
+    if (e.type === '@xstate.microstep' && e.actorRef === scope.self) processed?.push(e.event);
+  };
+  const recording: MachineScope = { ...scope, system };
+  recordingScopes.set(machine, recording);
+  return recording;
+}
+
 /**
  * Like `pureTransition`, and also the events the machine processed on the way, in order: the
  * given event first, then any it raised (a step's result raised as the domain event).
@@ -63,19 +93,14 @@ export function pureMacrostep<M extends AnyStateMachine>(
   snapshot: SnapshotFrom<M>,
   event: EventObject,
 ): { snapshot: SnapshotFrom<M>; events: EventObject[] } {
-  const scope = inertScope(machine);
   const events: EventObject[] = [];
-  // Every processed event, raised ones included, shows as a microstep of the scope's actor. The
-  // observer is there only during this call: while the system has one, xstate builds an
-  // inspection event for every microstep and actor, which `pureTransition` need not pay for.
-  const recording = scope.system.inspect({
-    next: (e) => {
-      if (e.type === '@xstate.microstep' && e.actorRef === scope.self) events.push(e.event);
-    },
-  });
+  processed = events;
   try {
-    return { snapshot: machine.transition(snapshot, event, scope) as SnapshotFrom<M>, events };
+    return {
+      snapshot: machine.transition(snapshot, event, recordingScope(machine)) as SnapshotFrom<M>,
+      events,
+    };
   } finally {
-    recording.unsubscribe();
+    processed = undefined;
   }
 }

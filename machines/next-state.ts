@@ -1,5 +1,6 @@
 import type { AnyStateMachine, EventObject } from 'xstate';
 import { pureTransition } from './inert.js';
+import { invokeFree } from './invoke-free.js';
 
 /** The outcome the queue store writes: where the item goes and its context there. */
 export interface ValidTransition<S extends string, C> {
@@ -35,8 +36,9 @@ export function invalidTransition(kind: string, state: string | null, event: str
 
 /**
  * Applies `event` to an item stored at `from` with `context`, without running anything:
- * the machine decides (`snapshot.can` and a pure transition), never the caller.
- * Invoked steps of the target state are created by the transition but never started.
+ * the machine decides (`snapshot.can` and a pure transition), never the caller. It is asked
+ * without its invokes (`invokeFree`: the same transitions), so entering the target state
+ * creates no actor for its step.
  */
 export function nextState<S extends string, C, E extends EventObject>(
   kind: string,
@@ -45,8 +47,9 @@ export function nextState<S extends string, C, E extends EventObject>(
   context: C,
   event: E,
 ): TransitionResult<S, C> {
-  const snapshot = machine.resolveState({ value: from, context });
+  const free = invokeFree(machine);
+  const snapshot = free.resolveState({ value: from, context });
   if (!snapshot.can(event)) return invalidTransition(kind, from, event.type);
-  const next = pureTransition(machine, snapshot, event);
+  const next = pureTransition(free, snapshot, event);
   return { ok: true, from, to: next.value as S, context: next.context as C };
 }

@@ -42,6 +42,8 @@ export interface ConsumerSpec<A> {
 }
 
 const RETRY_AFTER_ERROR_MS = 1000;
+/** Moved candidates at the head of the list that are dropped at once (a copy of the rest each time). */
+const MOVED_HEAD_DROP = 64;
 
 /**
  * Pulls work for one state: woken by the streams (`offer`), it acquires items one at a time
@@ -201,6 +203,17 @@ export class Consumer<A> {
     }
   }
 
+  /**
+   * Forgets the candidates at the head of the list that have left the folder: with 20,000
+   * candidates held between two reads of a big folder, each acquire would otherwise walk past
+   * every one already done (quadratic in the jobs done between reads).
+   */
+  private dropMovedHead(): void {
+    let head = 0;
+    while (head < this.candidates.length && this.moved.has(this.idOf(this.candidates[head]!))) head++;
+    if (head >= MOVED_HEAD_DROP) this.candidates = this.candidates.slice(head);
+  }
+
   private async fill(): Promise<void> {
     while (
       !this.stopped &&
@@ -208,6 +221,7 @@ export class Consumer<A> {
       this.inFlight.size + this.reserved < this.spec.limit &&
       this.candidates.length > 0
     ) {
+      this.dropMovedHead();
       const item = await this.spec.acquire(
         this.candidates,
         (id) => this.skips(id),

@@ -13,8 +13,8 @@ import {
   jobStateFolder,
   parseRefName,
   refRank,
-  firstRefs,
 } from '../queue/paths.js';
+import { readFirstRefs } from '../queue/job-refs.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { isQueuePaused } from '../queue/queue-locks.js';
 import {
@@ -423,7 +423,7 @@ export class Engine {
     for (const state of this.served.jobStates) {
       const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
       await read({ state }, async () =>
-        consumer?.offer(firstRefs(await zk.getChildren(jobStateFolder(state)), CANDIDATES_PER_READ)),
+        consumer?.offer((await readFirstRefs(zk, jobStateFolder(state), CANDIDATES_PER_READ)).refs),
       );
     }
     for (const [queue, consumer] of this.accessConsumers) {

@@ -1,4 +1,4 @@
-import { pureMacrostep } from '../../machines/index.js';
+import { invokeFree, pureMacrostep } from '../../machines/index.js';
 import {
   createActor,
   fromPromise,
@@ -120,12 +120,15 @@ export function runMachineStepPlanned<E extends EventObject>(
 async function runPure<E extends EventObject>(
   options: RunStepOptions,
 ): Promise<{ event: E; next?: PlannedNext }> {
-  const { machine, actor, signal } = options;
+  const { actor, signal } = options;
   if (signal.aborted) throw new StepAbortedError(signal.reason);
+  const invokeId = invokeIdOf(options.machine, actor);
+  // The machine without invokes: the next state is entered without spawning its step's actor,
+  // which nothing here would start (see invokeFree).
+  const machine = invokeFree(options.machine);
   // The stored state with its context (options.input is the restored context), without
   // entering it: entering would create the invoked step's actor, which nothing here starts.
   const start = machine.resolveState({ value: machine.config.initial as string, context: options.input });
-  const invokeId = invokeIdOf(start, actor);
   let outcome: EventObject;
   try {
     const output = await untilAborted(options.run(signal), signal);
@@ -146,8 +149,26 @@ async function runPure<E extends EventObject>(
   return { event: domain as E, next };
 }
 
+/** Per machine (one per stored state, see machine-at.ts): the invoke id of each step its initial state invokes. */
+const invokeIds = new WeakMap<AnyStateMachine, Map<string, string>>();
+
 /** The id the stored state invokes `src` under: the suffix of its done and error events. */
-function invokeIdOf(snapshot: AnyMachineSnapshot, src: string): string {
+function invokeIdOf(machine: AnyStateMachine, src: string): string {
+  let ids = invokeIds.get(machine);
+  if (!ids) {
+    ids = new Map<string, string>();
+    invokeIds.set(machine, ids);
+  }
+  let id = ids.get(src);
+  if (id === undefined) {
+    const initial = machine.config.initial as string;
+    id = invokeIdIn(machine.resolveState({ value: initial, context: {} }), src);
+    ids.set(src, id);
+  }
+  return id;
+}
+
+function invokeIdIn(snapshot: AnyMachineSnapshot, src: string): string {
   for (const node of snapshot._nodes)
     for (const invoke of node.invoke) if (invoke.src === src) return invoke.id;
   throw new Error(`state ${JSON.stringify(snapshot.value)} does not invoke step ${src}`);

@@ -71,10 +71,13 @@ export async function jobLeftReason(
   state: string,
 ): Promise<string | undefined> {
   if (!needsPayload(ctx.lifecycle, state)) return undefined;
-  const read = async (key: 'configuration' | 'status') =>
-    decodeJsonObject(jobChild(jid, key), (await ctx.zk.getData(jobChild(jid, key))).data);
+  const paths = [jobChild(jid, 'configuration'), jobChild(jid, 'status')] as const;
   try {
-    const [configuration, status] = await Promise.all([read('configuration'), read('status')]);
+    // One request for both (a multiRead): this runs before every acquire of a pending job.
+    const [configurationNode, statusNode] = await ctx.zk.getDataMany(paths);
+    if (!configurationNode || !statusNode) return undefined;
+    const configuration = decodeJsonObject(paths[0], configurationNode.data);
+    const status = decodeJsonObject(paths[1], statusNode.data);
     const now = typeof status.status === 'string' ? ctx.lifecycle.parse(status.status) : undefined;
     if (now !== state) return undefined;
     return leftForIngestReason(ctx.lifecycle, state, readJobConfiguration(configuration));

@@ -115,7 +115,13 @@ async function priorityOf(ctx: QueueContext, jid: string): Promise<number> {
  * Where a page is taken from: the candidates in list order, the index just after `page.after`,
  * and under a sort each candidate's key (a page's `next` then encodes it).
  */
-export type Candidates = { ids: string[]; start: number; keyOf?: (id: string) => SortValue };
+export type Candidates = {
+  ids: string[];
+  start: number;
+  keyOf?: (id: string) => SortValue;
+  /** How many match in all, when `ids` holds only the page's neighbourhood (else `ids.length`). */
+  total?: number;
+};
 
 /** A node's children; a missing node has none. */
 export async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<string[]> {
@@ -125,6 +131,38 @@ export async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<
     if (isZkError(err, 'NO_NODE')) return [];
     throw err;
   }
+}
+
+/** Folders above this many children have their names kept between two listings (see {@link childrenCached}). */
+const CACHE_FROM = 20_000;
+
+type CachedNames = { key: string; names: readonly string[] };
+const namesByClient = new WeakMap<object, Map<string, CachedNames>>();
+
+/**
+ * A folder's children (none when it is missing), kept between calls while the folder is the
+ * same node with the same children (its czxid and cversion): a listing of a million jobs reads
+ * and decodes a 20 MB reply only when a job was added or removed since the last one, and one stat
+ * otherwise. Decoded a slice per turn. The list is shared: never change it.
+ */
+export async function childrenCached(ctx: QueueContext, path: string): Promise<readonly string[]> {
+  const stat = await ctx.zk.exists(path);
+  if (!stat) return [];
+  const cache = namesByClient.get(ctx.zk) ?? new Map<string, CachedNames>();
+  namesByClient.set(ctx.zk, cache);
+  const hit = cache.get(path);
+  if (hit?.key === `${stat.czxid}/${stat.cversion}`) return hit.names;
+  let read;
+  try {
+    read = await ctx.zk.getChildNames(path);
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+  const names = await read.toArray();
+  if (read.count >= CACHE_FROM) cache.set(path, { key: `${read.stat.czxid}/${read.stat.cversion}`, names });
+  else cache.delete(path);
+  return names;
 }
 
 /** The refs of a state folder in priority order (`PP-jid` sort so), one per job. */

@@ -4,6 +4,7 @@
  */
 
 import { QueueError } from './errors.js';
+import { Smallest } from './smallest.js';
 
 export const BATCHES = '/batches';
 export const BATCH_UUIDS = '/batch-uuids';
@@ -141,8 +142,8 @@ export function refName(priority: number, jid: string): string {
 
 /** A ref as written: `05-jid…`, or by another tool with any integer prefix (`100-jid…`, `-1-jid…`, `5-jid…`). */
 const REF_NAME = /^(-?\d+)-(jid\d+)$/;
-/** A ref as this engine writes it (and the order plain string sorting gives). */
-const TWO_DIGIT_REF = /^\d{2}-jid/;
+/** A ref as this engine writes it: plain string order is its acquisition order (refOrderKey is the name). */
+const TWO_DIGIT_REF = /^\d{2}-jid\d+$/;
 
 /**
  * Splits a ref name into its priority (as written, unclamped) and jid; undefined for names that
@@ -179,34 +180,43 @@ export function sortRefs(names: readonly string[]): string[] {
     .map(({ name }) => name);
 }
 
-/** The `count` smallest of `items` by `after` (a total order), smallest first: one pass through a bounded max-heap. */
+/** The `count` smallest of `items` by `after`, smallest first: one pass through a bounded heap. */
 function smallest<T>(items: Iterable<T>, count: number, after: (a: T, b: T) => boolean): T[] {
-  const heap: T[] = []; // heap[0] is the largest of the smallest `count`
-  for (const item of items) {
-    let i: number;
-    if (heap.length < count) {
-      heap.push(item);
-      for (i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (!after(item, heap[parent]!)) break;
-        heap[i] = heap[parent]!;
-        i = parent;
-      }
-      heap[i] = item;
-    } else if (after(heap[0]!, item)) {
-      for (i = 0; ;) {
-        const left = 2 * i + 1;
-        let top = left;
-        if (left >= count) break;
-        if (left + 1 < count && after(heap[left + 1]!, heap[left]!)) top = left + 1;
-        if (!after(heap[top]!, item)) break;
-        heap[i] = heap[top]!;
-        i = top;
-      }
-      heap[i] = item;
-    }
+  const heap = new Smallest(count, after);
+  for (const item of items) heap.offer(item);
+  return heap.sorted();
+}
+
+type KeyedRef = { name: string; key: string };
+const keyedAfter = (a: KeyedRef, b: KeyedRef): boolean =>
+  a.key > b.key || (a.key === b.key && a.name > b.name);
+
+/**
+ * The first `count` ref names in acquisition order (as {@link sortRefs} orders them) among names
+ * offered one at a time: for a folder walked a slice at a time, never held whole. A name that
+ * sorts after the ones kept costs one key and one comparison.
+ */
+export class FirstRefs {
+  private readonly heap: Smallest<KeyedRef>;
+  /** Names offered. */
+  size = 0;
+
+  constructor(count: number) {
+    this.heap = new Smallest(count, keyedAfter);
   }
-  return heap.sort((a, b) => (after(a, b) ? 1 : after(b, a) ? -1 : 0));
+
+  offer(name: string): void {
+    this.size += 1;
+    const key = TWO_DIGIT_REF.test(name) ? name : refOrderKey(name);
+    const bound = this.heap.bound;
+    if (bound && !(bound.key > key || (bound.key === key && bound.name > name))) return;
+    this.heap.offer({ name, key });
+  }
+
+  /** The names kept, in acquisition order. */
+  take(): string[] {
+    return this.heap.sorted().map((entry) => entry.name);
+  }
 }
 
 /**

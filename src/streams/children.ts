@@ -1,44 +1,74 @@
 import type { Observable } from 'rxjs';
-import { isZkError, type ZkClient } from '../zk/index.js';
+import { isZkError, type WatchCallback, type ZkClient } from '../zk/index.js';
 import { watched$ } from './watched.js';
 
 /**
- * Wait after a change before re-reading a folder of `size` children: none for small folders, up
- * to 1 s for 20,000; beyond that it grows with the folder (2 s at 100,000), up to 20 s from
- * 1,000,000. A folder with 10,000 children that loses one child per millisecond is then read
- * twice a second instead of a thousand times, and a backlog of a million (a 20 MB reply decoded
- * in one turn, DESIGN.md) once in 20 s instead of every second; a new child of such a folder is
- * seen within that bound, while its consumer works through the refs it holds.
+ * The least wait after a change before a folder that changes with every job is re-read (a job
+ * state folder, a batch's `batch-processing`). With 64 jobs in flight such a folder changes with
+ * every hand-over, and re-reading it at once cost about 8 child listings a job (measured);
+ * gathering a burst's changes into one read takes that to about 1, for at most this much later
+ * sight of work another process added. Folders operators change (holds, pauses) have no floor:
+ * what they say must be seen before the work it governs.
  */
-export function settleDelayFor(size: number): number {
-  if (size <= 20_000) return Math.min(1000, Math.floor(size / 20));
+export const BUSY_FOLDER_SETTLE_MS = 50;
+
+/**
+ * Wait after a change before re-reading a folder of `size` children: `floorMs` for small
+ * folders, up to 1 s for 20,000; beyond that it grows with the folder (2 s at 100,000), up to
+ * 20 s from 1,000,000. A folder with 10,000 children that loses one child per millisecond is
+ * then read twice a second instead of a thousand times, and a backlog of a million (a 20 MB
+ * reply) once in 20 s instead of every second; a new child of such a folder is seen within that
+ * bound, while its consumer works through the refs it holds.
+ */
+export function settleDelayFor(size: number, floorMs = 0): number {
+  if (size <= 20_000) return Math.max(floorMs, Math.min(1000, Math.floor(size / 20)));
   return Math.min(20_000, Math.floor(size / 50));
 }
 
 /**
- * The children of `path`, re-read and re-watched on every change (see {@link watched$}); big
- * folders are re-read after a short settling delay ({@link settleDelayFor}). A missing node
- * emits `[]` and waits (exists watch) for it to be created. With `demand`, re-reads after a
- * change wait while it is false (see `WatchedOptions.demand`).
+ * What `list` reads of folder `path`, re-read and re-watched on every change (see
+ * {@link watched$}); big folders (`sizeOf` the value read) are re-read after a short settling
+ * delay ({@link settleDelayFor}, at least `floorMs`). A missing node emits `empty` and waits
+ * (exists watch) for it to be created. With `demand`, re-reads after a change wait while it is false (see
+ * `WatchedOptions.demand`).
  */
-export function children$(
+export function folder$<T>(
   zk: ZkClient,
   path: string,
-  options: { demand?: Observable<boolean> } = {},
-): Observable<string[]> {
+  list: (watch: WatchCallback) => Promise<T>,
+  empty: T,
+  sizeOf: (value: T) => number,
+  options: { demand?: Observable<boolean>; floorMs?: number } = {},
+): Observable<T> {
   return watched$(
     zk,
     async (watch) => {
       for (;;) {
         try {
-          return await zk.getChildren(path, watch);
+          return await list(watch);
         } catch (err) {
           if (!isZkError(err, 'NO_NODE')) throw err;
         }
         // Created between the two reads: list it.
-        if (!(await zk.exists(path, watch))) return [];
+        if (!(await zk.exists(path, watch))) return empty;
       }
     },
-    { delayAfterFire: (names) => settleDelayFor(names.length), demand: options.demand },
+    { delayAfterFire: (value) => settleDelayFor(sizeOf(value), options.floorMs), demand: options.demand },
+  );
+}
+
+/** The children of `path` each time they change (see {@link folder$}). */
+export function children$(
+  zk: ZkClient,
+  path: string,
+  options: { demand?: Observable<boolean> } = {},
+): Observable<string[]> {
+  return folder$(
+    zk,
+    path,
+    (watch) => zk.getChildren(path, watch),
+    [],
+    (names) => names.length,
+    options,
   );
 }

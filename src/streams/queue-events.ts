@@ -6,12 +6,12 @@ import {
   batchFolderPath,
   isBatchId,
   jobStateFolder,
-  firstRefs,
   queueLockPath,
   type QueueName,
 } from '../queue/paths.js';
-import type { ZkClient } from '../zk/index.js';
-import { children$ } from './children.js';
+import { readFirstRefs } from '../queue/job-refs.js';
+import type { WatchCallback, ZkClient } from '../zk/index.js';
+import { BUSY_FOLDER_SETTLE_MS, children$, folder$ } from './children.js';
 import { data$, exists$, type NodeValue } from './data.js';
 
 const sameList = (a: string[], b: string[]): boolean =>
@@ -26,11 +26,21 @@ export const CANDIDATES_PER_READ = 20_000;
 
 /**
  * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
- * acquisition order), each time the folder changes: "work appeared in state S".
+ * acquisition order), each time the folder changes: "work appeared in state S". A consumer's
+ * reads wait at least {@link BUSY_FOLDER_SETTLE_MS} after a change (`floorMs`); an observer that
+ * must see each state a job passes through (the transition feed) passes 0.
  */
-export function jobWork$(zk: ZkClient, state: string, demand?: Observable<boolean>): Observable<string[]> {
-  return children$(zk, jobStateFolder(state), { demand }).pipe(
-    map((names) => firstRefs(names, CANDIDATES_PER_READ)),
+export function jobWork$(
+  zk: ZkClient,
+  state: string,
+  demand?: Observable<boolean>,
+  floorMs = BUSY_FOLDER_SETTLE_MS,
+): Observable<string[]> {
+  const path = jobStateFolder(state);
+  const read = (watch: WatchCallback) => readFirstRefs(zk, path, CANDIDATES_PER_READ, watch);
+  const options = { demand, floorMs };
+  return folder$(zk, path, read, { refs: [], size: 0 }, (found) => found.size, options).pipe(
+    map((found) => found.refs),
     distinctUntilChanged(sameList),
   );
 }
@@ -45,8 +55,11 @@ export function batchIds$(zk: ZkClient): Observable<string[]> {
 
 /** True whenever batch B's `batch-processing` folder is empty (missing counts as empty), false otherwise. */
 export function batchProcessingEmpty$(zk: ZkClient, bid: string): Observable<boolean> {
-  return children$(zk, batchFolderPath(bid, 'batch-processing')).pipe(
-    map((names) => names.length === 0),
+  const path = batchFolderPath(bid, 'batch-processing');
+  // Only the count matters: the names (50,000 in a big batch) are never decoded.
+  const count = async (watch: WatchCallback) => (await zk.getChildNames(path, watch)).count;
+  return folder$(zk, path, count, 0, (size) => size, { floorMs: BUSY_FOLDER_SETTLE_MS }).pipe(
+    map((size) => size === 0),
     distinctUntilChanged(),
   );
 }

@@ -28,7 +28,9 @@ function jobEvents$(zk: ZkClient, lifecycle: JobLifecycle): Observable<FeedEvent
   return defer(() => {
     const { states } = lifecycle;
     const tracker = new JobLocations(states);
-    const listings = states.map((state) => jobWork$(zk, state).pipe(map((refs) => ({ state, refs }))));
+    const listings = states.map((state) =>
+      jobWork$(zk, state, undefined, 0).pipe(map((refs) => ({ state, refs }))),
+    );
     return merge(...listings).pipe(
       mergeMap(({ state, refs }) => {
         const wasSynced = tracker.synced;

@@ -2,7 +2,16 @@ import type { Logger } from 'pino';
 import type { Observable } from 'rxjs';
 import { WatcherAdapters, aclFor, toData, toLibMode, toZkStat } from './convert.js';
 import { ZkError, describeRequest, isZkError, kindOfServerCode } from './errors.js';
-import { LIB_OP_ERROR, multiReadData, type LibClient, type LibStat, type RawReadResult } from './library.js';
+import { ChildNames } from './child-names.js';
+import {
+  LIB_OP_ERROR,
+  getChildrenRaw,
+  multiReadData,
+  type LibClient,
+  type LibStat,
+  type RawChildren,
+  type RawReadResult,
+} from './library.js';
 import { assertRequestFits } from './limits.js';
 import { addOps, interpretResults, validateOps, type RawOpResult } from './multi.js';
 import { pathPrefixes, validatePath } from './paths.js';
@@ -172,6 +181,18 @@ export class ZkClient {
       if (watcher) zk.getChildren(path, watcher, done);
       else zk.getChildren(path, done);
     });
+  }
+
+  /**
+   * Child names left undecoded until walked ({@link ChildNames.each}), with the folder's stat:
+   * for folders that may be too big to decode in one turn. `watch` as for {@link getChildren}.
+   */
+  async getChildNames(path: string, watch?: WatchCallback): Promise<ChildNames> {
+    const watcher = this.watchers.adapt(watch);
+    const raw = await this.call<RawChildren>('getChildren', path, (zk, done) =>
+      getChildrenRaw(zk, path, watcher, done),
+    );
+    return new ChildNames(raw.buffer, raw.start, raw.count, toZkStat(raw.stat));
   }
 
   /** Deletes a node if `version` matches (-1 or undefined: any). */

@@ -4,6 +4,7 @@
 export { connectZk, createZk, ensureChroot, whenConnected } from './connect.js';
 export { retryWhileUnavailable, type RetryOptions } from './retry.js';
 export { ZkClient, type NodeData } from './client.js';
+export { ChildNames, NAMES_PER_TURN } from './child-names.js';
 export {
   ZkError,
   ZkTransactionError,

@@ -118,7 +118,10 @@ export function libraryKnowsCode(code: number): boolean {
 /** The library's wire-protocol classes (not part of its typed API). */
 interface Jute {
   OP_CODES: Record<string, number>;
-  protocol: { RequestHeader: new () => { type: number } };
+  protocol: {
+    RequestHeader: new () => { type: number };
+    GetChildren2Request: new () => { path: string; watch: boolean };
+  };
   TransactionRequest: new (ops: ReadonlyArray<{ type: number; path: string }>) => unknown;
   Request: new (header: unknown, payload: unknown) => unknown;
 }
@@ -151,6 +154,7 @@ interface QueueingManager {
     request: unknown,
     callback: (err: unknown, response?: { payload?: { results?: unknown } }) => void,
   ): void;
+  registerChildWatcher(path: string, watcher: (event: LibEvent) => void): void;
 }
 
 /**
@@ -173,5 +177,44 @@ export function multiReadData(
     const results = response?.payload?.results;
     if (Array.isArray(results)) done(undefined, results as RawReadResult[]);
     else done(new Error('multiRead answered without results'));
+  });
+}
+
+/** A folder's child names as they came (see {@link getChildrenRaw}), and its stat. */
+export interface RawChildren {
+  /** From `start`: `count` names, each a 4-byte big-endian length and its UTF-8 bytes. */
+  buffer: Buffer;
+  start: number;
+  count: number;
+  stat: LibStat;
+}
+
+const GET_CHILDREN2 = jute.OP_CODES['GET_CHILDREN2'] as number;
+
+/**
+ * getChildren with the names left undecoded in the reply (the patch's RawChildrenResponse), for
+ * folders too big to decode in one turn. `watcher` is registered as the library's getChildren
+ * registers it: fired once when a child is added or removed, or the node deleted.
+ */
+export function getChildrenRaw(
+  client: LibClient,
+  path: string,
+  watcher: ((event: LibEvent) => void) | undefined,
+  done: (err: unknown, children?: RawChildren) => void,
+): void {
+  const manager = internals(client) as unknown as QueueingManager;
+  const header = new jute.protocol.RequestHeader();
+  header.type = GET_CHILDREN2;
+  const payload = new jute.protocol.GetChildren2Request();
+  payload.path = path;
+  payload.watch = watcher !== undefined;
+  const request = new jute.Request(header, payload) as { rawChildren?: boolean };
+  request.rawChildren = true;
+  manager.queue(request, (err, response) => {
+    if (err) return done(err);
+    if (watcher) manager.registerChildWatcher(path, watcher);
+    const raw = response?.payload as RawChildren | undefined;
+    if (raw?.buffer) done(undefined, raw);
+    else done(new Error('getChildren answered without children (is the library patch applied?)'));
   });
 }

@@ -70,6 +70,34 @@ describe('the consumer', () => {
     expect(acquired).toEqual(['a', 'b', 'a']);
   });
 
+  it('stops walking past the candidates already done: the head that moved on is dropped', async () => {
+    const seen: number[] = [];
+    const finish = new Map<string, () => void>();
+    const consumer = new Consumer<string>({
+      name: 't',
+      limit: 1,
+      log: pino({ level: 'silent' }),
+      acquire: (candidates, skip) => {
+        seen.push(candidates.length);
+        const id = candidates.find((c) => !skip(c));
+        return Promise.resolve(id);
+      },
+      idOf: (id) => id,
+      work: (id) => new Promise((resolve) => finish.set(id, () => resolve('moved'))),
+      locks: new WaitingItems(() => undefined),
+    });
+    const ids = Array.from({ length: 500 }, (_, i) => `c${String(i).padStart(3, '0')}`);
+    consumer.offer(ids);
+    for (const id of ids) {
+      await tick();
+      finish.get(id)!();
+    }
+    await tick();
+    // Every item was taken once, in order; the list handed to acquire shrank as the head moved on.
+    expect([...finish.keys()]).toEqual(ids);
+    expect(Math.min(...seen)).toBeLessThan(500 - 64);
+  });
+
   it('reserves a slot for a handed-over item only when it would be next anyway', async () => {
     const { consumer, acquired, finish } = consumerOf(2);
     consumer.offer(['05-jid2']);

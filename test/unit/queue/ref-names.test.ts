@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   clampPriority,
+  FirstRefs,
   firstRefs,
   parseRefName,
   refName,
@@ -51,7 +52,16 @@ describe('the first refs of a large folder (firstRefs)', () => {
     fc
       .tuple(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 9_999_999 }))
       .map(([p, n]) => refName(p, `jid${String(n).padStart(10, '0')}`)),
-    fc.constantFrom('100-jid0000000001', '-1-jid0000000002', '5-jid0000000003', 'lock', 'not-a-ref'),
+    fc.constantFrom(
+      '100-jid0000000001',
+      '-1-jid0000000002',
+      '5-jid0000000003',
+      'lock',
+      'not-a-ref',
+      '05-jid0000000003',
+      '05-jidx',
+      '05-jid0000000005x',
+    ),
   );
 
   it('gives exactly the first `count` of sortRefs’ order, for any names and count', () => {
@@ -61,6 +71,22 @@ describe('the first refs of a large folder (firstRefs)', () => {
         fc.integer({ min: 1, max: 320 }),
         (names, count) => {
           expect(firstRefs(names, count)).toEqual(sortRefs(names).slice(0, count));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('FirstRefs, offered the names one at a time, keeps the same refs as firstRefs', () => {
+    fc.assert(
+      fc.property(
+        fc.array(refArbitrary, { maxLength: 300 }),
+        fc.integer({ min: 1, max: 320 }),
+        (names, count) => {
+          const first = new FirstRefs(count);
+          for (const name of names) first.offer(name);
+          expect(first.take()).toEqual(firstRefs(names, count));
+          expect(first.size).toBe(names.length);
         },
       ),
       { numRuns: 300 },
