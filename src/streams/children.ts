@@ -3,12 +3,12 @@ import { isZkError, type WatchCallback, type ZkClient } from '../zk/index.js';
 import { watched$ } from './watched.js';
 
 /**
- * The least wait after a change before a folder that changes with every job is re-read (a job
- * state folder, a batch's `batch-processing`). With 64 jobs in flight such a folder changes with
- * every hand-over, and re-reading it at once cost about 8 child listings a job (measured);
- * gathering a burst's changes into one read takes that to about 1, for at most this much later
- * sight of work another process added. Folders operators change (holds, pauses) have no floor:
- * what they say must be seen before the work it governs.
+ * The least wait after a change before a job state folder is re-read by its consumer. With 64
+ * jobs in flight such a folder changes with every hand-over, and re-reading it at once cost about
+ * 8 child listings a job (measured); gathering a burst's changes into one read takes that to
+ * about 1, for at most this much later sight of work another process added. Folders operators
+ * change (holds, pauses) have no floor: what they say must be seen before the work it governs;
+ * nor has a batch's `batch-processing` (its end is reported at once).
  */
 export const BUSY_FOLDER_SETTLE_MS = 50;
 

@@ -58,7 +58,8 @@ export function batchProcessingEmpty$(zk: ZkClient, bid: string): Observable<boo
   const path = batchFolderPath(bid, 'batch-processing');
   // Only the count matters: the names (50,000 in a big batch) are never decoded.
   const count = async (watch: WatchCallback) => (await zk.getChildNames(path, watch)).count;
-  return folder$(zk, path, count, 0, (size) => size, { floorMs: BUSY_FOLDER_SETTLE_MS }).pipe(
+  // No floor: a batch's end is seen at once (its completion latency, milliseconds, is a target).
+  return folder$(zk, path, count, 0, (size) => size).pipe(
     map((size) => size === 0),
     distinctUntilChanged(),
   );

@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
 import type { DoctorReport } from '../../queue/doctor.js';
 import type { DoctorProblem } from '../../queue/doctor-problems.js';
@@ -38,6 +39,20 @@ function leftoverProblem({ dir, jid, reason }: LeftoverWorkDir): DoctorProblem {
   };
 }
 
+/** How far V8 may grow doctor's heap past what it holds after a full collection, in percent. */
+const DOCTOR_HEAP_GROWING_PERCENT = 20;
+
+/**
+ * doctor reads a million jobs' nodes as garbage (about 60 MB/s) beside a live ref index of a few
+ * hundred MB, and V8's default lets the heap reach three times the live set before it collects:
+ * 1.2 GB at a million jobs for 300 MB held. This command, and only it (the process is its own),
+ * has V8 collect once the heap is a fifth above the live set: 100,000 jobs 308 → 161 MB, about
+ * 13 % more time (measured). A V8 flag set at run time; it is read at each full collection.
+ */
+function limitHeapGrowth(): void {
+  setFlagsFromString(`--heap-growing-percent=${DOCTOR_HEAP_GROWING_PERCENT}`);
+}
+
 interface DoctorFlags {
   json?: boolean;
   orphanGrace: number;
@@ -62,6 +77,7 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
       sessionList,
     )
     .action(async (opts: DoctorFlags) => {
+      limitHeapGrowth();
       const [{ doctor }, { findLeftoverWorkDirs }] = await Promise.all([
         import('../../queue/doctor.js'),
         import('../../steps/ingest/workdir-sweep.js'),
