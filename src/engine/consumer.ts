@@ -91,6 +91,14 @@ export class Consumer<A> {
     this.poke();
   }
 
+  /**
+   * `id` has left this consumer's folder by another way than its work (failed as incomplete): it
+   * is not tried again from the current candidates, which may still name it.
+   */
+  left(id: string): void {
+    this.moved.add(id);
+  }
+
   /** True while this consumer works on `id`. */
   holds(id: string): boolean {
     return this.inFlight.has(id);

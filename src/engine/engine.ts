@@ -378,8 +378,12 @@ export class Engine {
   private async failIncomplete(jid: string, state: string, waitedMs: number): Promise<'done' | 'retry'> {
     try {
       const outcome = await failIncompleteJob(this.deps.queue, jid, state, waitedMs);
-      if (outcome.failed) this.problems.clear(jid);
-      else this.deps.log.info({ jobId: jid, state, reason: outcome.reason }, 'incomplete job not failed');
+      if (outcome.failed) {
+        this.problems.clear(jid);
+        // Its folder's listing may still name it until the next read (at least 50 ms later): a
+        // pass over it then would lock the failed job again, under an operator mending it.
+        this.consumers.get(state)?.left(jid);
+      } else this.deps.log.info({ jobId: jid, state, reason: outcome.reason }, 'incomplete job not failed');
       return 'done';
     } catch (err) {
       const retry = isZkError(err) && err.retryable;

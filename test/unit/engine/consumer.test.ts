@@ -70,6 +70,19 @@ describe('the consumer', () => {
     expect(acquired).toEqual(['a', 'b', 'a']);
   });
 
+  it('does not try a candidate said to have left another way, until a new listing', async () => {
+    const { consumer, acquired } = consumerOf(2);
+    consumer.left('a'); // failed as incomplete by the engine, still named by a stale listing
+    consumer.offer(['a', 'b']);
+    await tick();
+    expect(acquired).toEqual(['a', 'b']); // a fresh listing forgets what was said before it
+    const second = consumerOf(2);
+    second.consumer.offer(['a', 'b', 'c']);
+    second.consumer.left('b');
+    await tick();
+    expect(second.acquired).toEqual(['a', 'c']);
+  });
+
   it('stops walking past the candidates already done: the head that moved on is dropped', async () => {
     const seen: number[] = [];
     const finish = new Map<string, () => void>();
