@@ -180,16 +180,11 @@ export function sortRefs(names: readonly string[]): string[] {
     .map(({ name }) => name);
 }
 
-/** The `count` smallest of `items` by `after`, smallest first: one pass through a bounded heap. */
-function smallest<T>(items: Iterable<T>, count: number, after: (a: T, b: T) => boolean): T[] {
-  const heap = new Smallest(count, after);
-  for (const item of items) heap.offer(item);
-  return heap.sorted();
-}
-
 type KeyedRef = { name: string; key: string };
-const keyedAfter = (a: KeyedRef, b: KeyedRef): boolean =>
-  a.key > b.key || (a.key === b.key && a.name > b.name);
+/** Whether a ref (its order key and name) comes after another in acquisition order. */
+const refAfter = (aKey: string, aName: string, bKey: string, bName: string): boolean =>
+  aKey > bKey || (aKey === bKey && aName > bName);
+const keyedAfter = (a: KeyedRef, b: KeyedRef): boolean => refAfter(a.key, a.name, b.key, b.name);
 
 /**
  * The first `count` ref names in acquisition order (as {@link sortRefs} orders them) among names
@@ -209,7 +204,8 @@ export class FirstRefs {
     this.size += 1;
     const key = TWO_DIGIT_REF.test(name) ? name : refOrderKey(name);
     const bound = this.heap.bound;
-    if (bound && !(bound.key > key || (bound.key === key && bound.name > name))) return;
+    // Compared before an entry is made: most names of a big folder are not kept.
+    if (bound && !refAfter(bound.key, bound.name, key, name)) return;
     this.heap.offer({ name, key });
   }
 
@@ -217,20 +213,6 @@ export class FirstRefs {
   take(): string[] {
     return this.heap.sorted().map((entry) => entry.name);
   }
-}
-
-/**
- * The first `count` ref names in acquisition order (as {@link sortRefs} orders them), found in one
- * pass through a bounded heap and a sort of `count`, instead of a sort of the whole folder. A
- * folder of at most `count` names is simply sorted.
- */
-export function firstRefs(names: readonly string[], count: number): string[] {
-  if (names.length <= count) return sortRefs(names);
-  if (names.every((name) => TWO_DIGIT_REF.test(name))) return smallest(names, count, (a, b) => a > b);
-  const keyed = names.map((name) => ({ name, key: refOrderKey(name) }));
-  return smallest(keyed, count, (a, b) => a.key > b.key || (a.key === b.key && a.name > b.name)).map(
-    (entry) => entry.name,
-  );
 }
 
 /** True for a node name that is a job id (`jid` + digits). */
