@@ -10,7 +10,9 @@ export interface ConsumerSpec<A> {
   limit: number;
   /**
    * Takes the next item among `candidates`, skipping `skip`; reports items locked elsewhere and
-   * items that could not be used (both skipped until their watch fires).
+   * items that could not be used (both skipped until their watch fires). Several acquisitions
+   * run at once: `skip(id)` answering false claims `id` for this one (the others pass it by), so
+   * it is asked right before the item is tried, never for a whole list ahead.
    */
   acquire(
     candidates: readonly string[],
@@ -38,17 +40,31 @@ export interface ConsumerSpec<A> {
   locks: WaitingItems;
   /** Items that could not be used (incomplete or bad data), watched until their nodes change. */
   unusable?: WaitingItems;
+  /**
+   * Lets go of a handed-over item that waited for a slot too long, or that this consumer will not
+   * run (stopped, paused): its lock is released so any process may take it. A consumer without
+   * it takes no hand-overs.
+   */
+  giveBack?(item: A): void;
   log: Logger;
 }
 
 const RETRY_AFTER_ERROR_MS = 1000;
+/**
+ * How long a handed-over item may wait for a slot with its lock kept: long enough for the next
+ * slot of a busy pipeline, short enough that another process with free slots takes it when this
+ * one's steps are slow (it sees the ref locked until then).
+ */
+export const HAND_OVER_WAIT_MS = 1000;
 /** Moved candidates at the head of the list that are dropped at once (a copy of the rest each time). */
 const MOVED_HEAD_DROP = 64;
 
 /**
- * Pulls work for one state: woken by the streams (`offer`), it acquires items one at a time
- * up to its concurrency limit and runs them; it never polls. Items locked by other sessions
- * are watched, so a crashed owner's work is picked up when its ephemeral lock disappears.
+ * Pulls work for one state: woken by the streams (`offer`), it acquires items up to its
+ * concurrency limit and runs them; it never polls. Acquisitions run side by side, one per free
+ * slot (an acquisition is a few round trips: one at a time, they bounded the whole engine's
+ * intake); each claims the candidate it tries, so no two try the same. Items locked by other
+ * sessions are watched, so a crashed owner's work is picked up when its ephemeral lock disappears.
  */
 export class Consumer<A> {
   private candidates: readonly string[] = [];
@@ -56,12 +72,22 @@ export class Consumer<A> {
   private readonly deferred = new Set<string>();
   /** Items that left this folder since the candidates were listed. */
   private readonly moved = new Set<string>();
-  /** Slots promised to items handed over from another consumer of this process. */
+  /** Places promised to items handed over from another consumer of this process. */
   private reserved = 0;
+  /**
+   * Handed-over items waiting for a slot (this process holds their locks), oldest first, each
+   * with the timer that gives it back. At most `limit` wait: a full pipeline stage then takes the
+   * next item from its predecessor without a lock released and taken again.
+   */
+  private readonly waiting = new Map<string, { item: A; timer: NodeJS.Timeout }>();
+  /** Acquisitions under way (each holds a slot until it ends) and the candidates they try. */
+  private acquiring = 0;
+  private readonly acquisitions = new Set<Promise<void>>();
+  private readonly claimed = new Set<string>();
+  /** Pokes so far: an acquisition that ends empty-handed looks again if one came after it began. */
+  private pokes = 0;
   private paused = false;
   private stopped = false;
-  private pumping = false;
-  private dirty = false;
   private retryTimer: NodeJS.Timeout | undefined;
 
   private readonly wants = new BehaviorSubject(true);
@@ -74,7 +100,17 @@ export class Consumer<A> {
   constructor(private readonly spec: ConsumerSpec<A>) {}
 
   private updateDemand(): void {
-    this.wants.next(!this.stopped && !this.paused && this.inFlight.size + this.reserved < this.spec.limit);
+    this.wants.next(!this.stopped && !this.paused && this.promised() < this.spec.limit);
+  }
+
+  /** Items running or handed over to this consumer (promised, or waiting for a slot). */
+  private promised(): number {
+    return this.inFlight.size + this.reserved + this.waiting.size;
+  }
+
+  /** Slots neither running, promised to a hand-over, nor acquiring. */
+  private freeSlots(): number {
+    return this.spec.limit - this.promised() - this.acquiring;
   }
 
   get name(): string {
@@ -99,18 +135,19 @@ export class Consumer<A> {
     this.moved.add(id);
   }
 
-  /** True while this consumer works on `id`. */
+  /** True while this consumer works on `id`, or holds it waiting for a slot. */
   holds(id: string): boolean {
-    return this.inFlight.has(id);
+    return this.inFlight.has(id) || this.waiting.has(id);
   }
 
   /**
-   * Promises a slot to an item this process will hand over (it holds the lock already), when
-   * there is one free and no waiting candidate ranks before `candidate` (see `rankOf`): a
-   * handed-over item never jumps a better-ranked one. Follow with adopt or unreserve.
+   * Promises a place to an item this process will hand over (it holds the lock already): a slot,
+   * or a wait for one (see `waiting`), when no waiting candidate ranks before `candidate` (see
+   * `rankOf`): a handed-over item never jumps a better-ranked one. Follow with adopt or unreserve.
    */
   reserve(candidate: string): boolean {
-    if (this.stopped || this.paused || this.inFlight.size + this.reserved >= this.spec.limit) return false;
+    if (!this.spec.giveBack || this.stopped || this.paused) return false;
+    if (this.promised() + this.acquiring >= 2 * this.spec.limit) return false;
     const first = this.candidates.find((c) => !this.skips(this.idOf(c)));
     if (first !== undefined && this.rankOf(first) < this.rankOf(candidate)) return false;
     this.reserved++;
@@ -118,15 +155,44 @@ export class Consumer<A> {
     return true;
   }
 
-  /** Starts a handed-over item in the slot reserved for it; false when stopped meanwhile (not started). */
+  /**
+   * Starts a handed-over item, or keeps it waiting for a slot; false when stopped or paused
+   * meanwhile (not taken: the caller lets it go).
+   */
   adopt(item: A): boolean {
     this.reserved = Math.max(0, this.reserved - 1);
-    if (this.stopped) {
+    if (this.stopped || this.paused) {
       this.updateDemand();
       return false;
     }
-    this.start(item);
+    if (this.waiting.size === 0 && this.inFlight.size + this.acquiring < this.spec.limit) this.start(item);
+    else {
+      this.wait(item);
+      this.fill();
+    }
     return true;
+  }
+
+  private wait(item: A): void {
+    const id = this.spec.idOf(item);
+    const timer = setTimeout(() => {
+      this.waiting.delete(id);
+      this.spec.giveBack?.(item);
+      this.updateDemand();
+      this.poke();
+    }, HAND_OVER_WAIT_MS);
+    this.waiting.set(id, { item, timer });
+    this.updateDemand();
+  }
+
+  /** Lets go of every item waiting for a slot (stopping, pausing, or the session lost). */
+  private giveBackWaiting(): void {
+    for (const { item, timer } of this.waiting.values()) {
+      clearTimeout(timer);
+      this.spec.giveBack?.(item);
+    }
+    this.waiting.clear();
+    this.updateDemand();
   }
 
   unreserve(): void {
@@ -146,6 +212,7 @@ export class Consumer<A> {
   private skips(id: string): boolean {
     return (
       this.inFlight.has(id) ||
+      this.claimed.has(id) ||
       this.deferred.has(id) ||
       this.moved.has(id) ||
       this.spec.locks.has(id) ||
@@ -159,12 +226,13 @@ export class Consumer<A> {
   /** Look again at the current candidates. */
   poke(): void {
     if (this.stopped) return;
-    if (this.pumping) this.dirty = true;
-    else void this.pump();
+    this.pokes++;
+    this.fill();
   }
 
   setPaused(paused: boolean): void {
     this.paused = paused;
+    if (paused) this.giveBackWaiting();
     this.updateDemand();
     if (!paused) this.poke();
   }
@@ -177,37 +245,22 @@ export class Consumer<A> {
 
   /** Fires every in-flight item's AbortSignal (session lost). */
   abortAll(reason: string): void {
+    this.giveBackWaiting();
     for (const { controller } of this.inFlight.values()) controller.abort(new Error(reason));
   }
 
   /** Stops acquiring; waits for in-flight work up to `graceMs`, then aborts what is left. */
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
-    this.updateDemand();
+    this.giveBackWaiting();
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    // An acquisition that ends with an item starts it: wait for those first.
+    await Promise.allSettled([...this.acquisitions]);
     const all = (): Promise<unknown> => Promise.allSettled([...this.inFlight.values()].map((w) => w.done));
     const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), graceMs).unref());
     if ((await Promise.race([all(), timer])) === 'timeout') {
       this.abortAll('shutting down');
       await all();
-    }
-  }
-
-  private async pump(): Promise<void> {
-    this.pumping = true;
-    try {
-      do {
-        this.dirty = false;
-        await this.fill();
-      } while (this.dirty && !this.stopped);
-    } catch (err) {
-      this.spec.log.warn({ consumer: this.spec.name, err }, 'acquire failed; retrying');
-      this.retryTimer ??= setTimeout(() => {
-        this.retryTimer = undefined;
-        this.poke();
-      }, RETRY_AFTER_ERROR_MS);
-    } finally {
-      this.pumping = false;
     }
   }
 
@@ -222,23 +275,59 @@ export class Consumer<A> {
     if (head >= MOVED_HEAD_DROP) this.candidates = this.candidates.slice(head);
   }
 
-  private async fill(): Promise<void> {
-    while (
-      !this.stopped &&
-      !this.paused &&
-      this.inFlight.size + this.reserved < this.spec.limit &&
-      this.candidates.length > 0
-    ) {
+  /** Starts waiting hand-overs, then one acquisition per free slot while there are candidates. */
+  private fill(): void {
+    for (const [id, { item, timer }] of this.waiting) {
+      if (this.stopped || this.paused || this.inFlight.size + this.acquiring >= this.spec.limit) break;
+      clearTimeout(timer);
+      this.waiting.delete(id);
+      this.start(item);
+    }
+    while (!this.stopped && !this.paused && this.freeSlots() > 0 && this.candidates.length > 0) {
       this.dropMovedHead();
-      const item = await this.spec.acquire(
+      this.acquiring++;
+      const acquisition = this.acquireOne();
+      this.acquisitions.add(acquisition);
+      void acquisition.finally(() => this.acquisitions.delete(acquisition));
+    }
+  }
+
+  /**
+   * One acquisition over the current candidates (never rejects). An item taken starts, and the
+   * slots are filled again; one that ends empty-handed looks again only if poked meanwhile (new
+   * candidates, a lock let go), so a list with nothing to take is not walked in a loop.
+   */
+  private async acquireOne(): Promise<void> {
+    const pokes = this.pokes;
+    const claims: string[] = [];
+    const claim = (id: string): boolean => {
+      if (this.skips(id)) return true;
+      this.claimed.add(id);
+      claims.push(id);
+      return false;
+    };
+    let item: A | undefined;
+    try {
+      item = await this.spec.acquire(
         this.candidates,
-        (id) => this.skips(id),
+        claim,
         (id) => this.spec.locks.add(id, this.pokeFn),
         (id) => this.spec.unusable?.add(id, this.pokeFn),
       );
-      if (!item) return;
-      this.start(item);
+    } catch (err) {
+      this.spec.log.warn({ consumer: this.spec.name, err }, 'acquire failed; retrying');
+      this.retryTimer ??= setTimeout(() => {
+        this.retryTimer = undefined;
+        this.poke();
+      }, RETRY_AFTER_ERROR_MS);
+      return;
+    } finally {
+      for (const id of claims) this.claimed.delete(id);
+      this.acquiring--;
     }
+    if (item !== undefined) this.start(item);
+    else if (this.pokes === pokes) return;
+    this.fill();
   }
 
   private start(item: A): void {

@@ -220,6 +220,7 @@ export class Engine {
       candidateId: (name) => parseRefName(name)?.jid ?? name,
       rankOf: refRank,
       busyElsewhere: (jid) => this.jobInHand(jid),
+      giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
       work: async (acquired, signal) => {
         this.problems.clear(acquired.job.jobId);
         this.incompleteJobs.clear(acquired.job.jobId);
@@ -292,7 +293,8 @@ export class Engine {
       log: deps.log,
       acquire: (candidates, skip, onLocked, onUnusable) =>
         acquireBatch(deps.queue, work, {
-          candidates: candidates.filter((bid) => !skip(bid)),
+          candidates,
+          skip,
           onLocked: (bid) => {
             deps.metrics?.lockContention(`batch ${work}`);
             onLocked(bid);

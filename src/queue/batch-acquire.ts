@@ -40,6 +40,8 @@ async function wants(ctx: QueueContext, work: BatchWork, batch: BatchRecord): Pr
 export interface BatchAcquireOptions {
   /** Batch ids to try (e.g. from a children$ stream); all of /batches when absent. */
   candidates?: readonly string[];
+  /** Asked for each batch right before it is tried: true passes it by. */
+  skip?: (bid: string) => boolean;
   onInvalid?: (bid: string, error: QueueError) => void;
   /** Called for each batch skipped because another session holds its lock. */
   onLocked?: (bid: string) => void;
@@ -115,6 +117,7 @@ export async function acquireBatch(
 ): Promise<AcquiredBatch | undefined> {
   const ids = [...(options.candidates ?? (await ctx.zk.getChildren(BATCHES)))].filter(isBatchId).sort();
   for (const bid of ids) {
+    if (options.skip?.(bid)) continue;
     const seen = await loadUsable(ctx, bid, options);
     if (!seen || (work === 'expand' && (await leftPending(ctx, seen, options)))) continue;
     if (!(await wants(ctx, work, seen))) continue;

@@ -137,13 +137,21 @@ describe.skipIf(browserMissing())(
       await createBatch(ctx, {
         profile_name: 'demo',
         submitter: 'charts-test',
-        payload_url: 'sim:12',
+        // Enough jobs that the batch is still running through both reads below.
+        payload_url: 'sim:40',
         type: 'manifest',
       });
       // First read: the engine is at work (transitions counted in the newest points).
       await expect
         .poll(async () => (await drawn(page, 'throughput')).last[2] ?? 0, { timeout: 30_000 })
         .toBeGreaterThan(0);
+      // Step latencies are drawn while steps end (a point per interval): some step's median is
+      // about the simulated 250 ms.
+      await expect
+        .poll(async () => (await drawn(page, 'latency')).last.some((v) => v !== null && v >= 0.2), {
+          timeout: 30_000,
+        })
+        .toBe(true);
       const before = Object.fromEntries(
         await Promise.all(CHARTS.map(async (c) => [c, await drawn(page, c)] as const)),
       );
@@ -166,12 +174,6 @@ describe.skipIf(browserMissing())(
           )
           .toBe(true);
       }
-      // Step latencies were drawn: some step's median is about the simulated 250 ms.
-      await expect
-        .poll(async () => (await drawn(page, 'latency')).last.some((v) => v !== null && v >= 0.2), {
-          timeout: 30_000,
-        })
-        .toBe(true);
 
       // Nothing came from elsewhere: the page, its scripts (uPlot included) and styles, the API.
       const origin = new URL(base).origin;

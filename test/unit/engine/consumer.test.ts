@@ -1,6 +1,6 @@
 import { pino } from 'pino';
-import { describe, expect, it } from 'vitest';
-import { Consumer } from '../../../src/engine/consumer.js';
+import { describe, expect, it, vi } from 'vitest';
+import { Consumer, HAND_OVER_WAIT_MS } from '../../../src/engine/consumer.js';
 import { WaitingItems } from '../../../src/engine/waiting-items.js';
 
 /**
@@ -13,6 +13,7 @@ function consumerOf(
   options: { locks?: WaitingItems; lockedBy?: Set<string>; rankOf?: (c: string) => string } = {},
 ) {
   const acquired: string[] = [];
+  const givenBack: string[] = [];
   const tried: string[] = [];
   const finish = new Map<string, () => void>();
   const consumer = new Consumer<string>({
@@ -36,10 +37,11 @@ function consumerOf(
     work: (id) => new Promise((resolve) => finish.set(id, () => resolve(outcome))),
     locks: options.locks ?? new WaitingItems(() => undefined),
     rankOf: options.rankOf,
+    giveBack: (id) => givenBack.push(id),
   });
   const demand: boolean[] = [];
   consumer.demand$.subscribe((d) => demand.push(d));
-  return { consumer, acquired, tried, finish, demand };
+  return { consumer, acquired, tried, finish, demand, givenBack };
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
@@ -76,9 +78,11 @@ describe('the consumer', () => {
     consumer.offer(['a', 'b']);
     await tick();
     expect(acquired).toEqual(['a', 'b']); // a fresh listing forgets what was said before it
-    const second = consumerOf(2);
+    const second = consumerOf(1);
     second.consumer.offer(['a', 'b', 'c']);
     second.consumer.left('b');
+    await tick();
+    second.finish.get('a')!();
     await tick();
     expect(second.acquired).toEqual(['a', 'c']);
   });
@@ -116,7 +120,12 @@ describe('the consumer', () => {
     consumer.offer(['05-jid2']);
     await tick();
     expect(consumer.reserve('05-jid9')).toBe(true); // a free slot, nothing waiting
-    expect(consumer.reserve('05-jid8')).toBe(false); // full now
+    // No slot left: two more may wait for one (as many as the limit), not a third.
+    expect(consumer.reserve('05-jid8')).toBe(true);
+    expect(consumer.reserve('05-jid7')).toBe(true);
+    expect(consumer.reserve('05-jid6')).toBe(false);
+    consumer.unreserve(); // their commits failed: nothing to adopt
+    consumer.unreserve();
     expect(consumer.adopt('05-jid9')).toBe(true);
     finish.get('05-jid2')!();
     await tick();
@@ -133,10 +142,11 @@ describe('the consumer', () => {
     finish.get('03-jid1')!();
     finish.get('03-jid3')!();
     await tick();
-    consumer.offer(['02-jid5']);
+    consumer.offer(['02-jid5', '02-jid7', '02-jid8']);
     consumer.setPaused(true);
     consumer.setPaused(false);
-    expect(consumer.reserve('04-jid6')).toBe(false); // 02-jid5 waits and comes first
+    // 02-jid5 and 02-jid7 are being taken (a hand-over jumps neither), 02-jid8 waits and comes first.
+    expect(consumer.reserve('04-jid6')).toBe(false);
   });
 
   it('with a rank, lets a handed-over item go before waiting items of the same rank, never a better one', () => {
@@ -177,5 +187,156 @@ describe('the consumer', () => {
     expect(consumer.reserve('05-jid1')).toBe(true);
     await consumer.stop(10);
     expect(consumer.adopt('05-jid1')).toBe(false);
+  });
+
+  it('keeps a handed-over item waiting while its slots are busy, then runs it before acquiring', async () => {
+    const { consumer, acquired, finish, givenBack } = consumerOf(1, 'moved', {
+      rankOf: (c) => c.slice(0, 3),
+    });
+    consumer.offer(['05-jid1', '05-jid2']);
+    await tick();
+    expect(acquired).toEqual(['05-jid1']);
+    expect(consumer.reserve('05-jid9')).toBe(true);
+    expect(consumer.adopt('05-jid9')).toBe(true); // no slot: it waits, its lock kept
+    expect(finish.has('05-jid9')).toBe(false);
+    expect(consumer.holds('05-jid9')).toBe(true);
+    finish.get('05-jid1')!();
+    await tick();
+    expect(finish.has('05-jid9')).toBe(true); // the freed slot went to the waiting item
+    expect(acquired).toEqual(['05-jid1']); // 05-jid2 not acquired meanwhile
+    expect(givenBack).toEqual([]);
+    finish.get('05-jid9')!();
+    await tick();
+    expect(acquired).toEqual(['05-jid1', '05-jid2']);
+  });
+
+  it('gives a waiting item back after HAND_OVER_WAIT_MS, and when stopped, paused or aborted', async () => {
+    vi.useFakeTimers();
+    try {
+      const { consumer, finish, givenBack } = consumerOf(1);
+      consumer.offer(['05-jid1']);
+      await vi.advanceTimersByTimeAsync(0);
+      consumer.reserve('05-jid9');
+      consumer.adopt('05-jid9');
+      await vi.advanceTimersByTimeAsync(HAND_OVER_WAIT_MS - 1);
+      expect(givenBack).toEqual([]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(givenBack).toEqual(['05-jid9']); // another process may take it now
+      expect(consumer.holds('05-jid9')).toBe(false);
+      finish.get('05-jid1')!();
+      await vi.advanceTimersByTimeAsync(0);
+      expect(finish.has('05-jid9')).toBe(false);
+      for (const end of [
+        (c: Consumer<string>) => c.setPaused(true),
+        (c: Consumer<string>) => c.abortAll('session expired'),
+        (c: Consumer<string>) => void c.stop(10),
+      ]) {
+        const other = consumerOf(1);
+        other.consumer.offer(['05-jid1']);
+        await vi.advanceTimersByTimeAsync(0);
+        other.consumer.reserve('05-jid8');
+        other.consumer.adopt('05-jid8');
+        end(other.consumer);
+        expect(other.givenBack).toEqual(['05-jid8']);
+        expect(other.consumer.holds('05-jid8')).toBe(false);
+      }
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('acquires for every free slot at once, each acquisition trying a candidate no other tries', async () => {
+    const answers = new Map<string, (taken: boolean) => void>();
+    const tried: string[] = [];
+    const started: string[] = [];
+    const consumer = new Consumer<string>({
+      name: 't',
+      limit: 3,
+      log: pino({ level: 'silent' }),
+      acquire: async (candidates, skip) => {
+        for (const id of candidates) {
+          if (skip(id)) continue;
+          tried.push(id);
+          if (await new Promise<boolean>((resolve) => answers.set(id, resolve))) return id;
+        }
+        return undefined;
+      },
+      idOf: (id) => id,
+      work: (id) => {
+        started.push(id);
+        return new Promise(() => undefined);
+      },
+      locks: new WaitingItems(() => undefined),
+    });
+    consumer.offer(['a', 'b', 'c', 'd', 'e']);
+    expect(tried).toEqual(['a', 'b', 'c']); // three round trips under way together
+    answers.get('b')!(false); // b could not be taken: that acquisition goes on to d, not to a or c
+    await tick();
+    expect(tried).toEqual(['a', 'b', 'c', 'd']);
+    answers.get('a')!(true);
+    answers.get('c')!(true);
+    answers.get('d')!(true);
+    await tick();
+    expect(started).toEqual(['a', 'c', 'd']);
+    expect(tried).toEqual(['a', 'b', 'c', 'd']); // all slots running: nothing more tried
+  });
+
+  it('looks again after an empty-handed acquisition only when poked meanwhile', async () => {
+    let calls = 0;
+    let release: (() => void) | undefined;
+    const consumer = new Consumer<string>({
+      name: 't',
+      limit: 2,
+      log: pino({ level: 'silent' }),
+      acquire: async (candidates, skip) => {
+        calls++;
+        const id = candidates.find((c) => !skip(c));
+        if (id === undefined) return undefined;
+        await new Promise<void>((resolve) => (release = resolve));
+        return undefined; // locked elsewhere, say
+      },
+      idOf: (id) => id,
+      work: () => new Promise(() => undefined),
+      locks: new WaitingItems(() => undefined),
+    });
+    consumer.offer(['a']);
+    expect(calls).toBe(2); // one tries a; the other finds nothing to claim
+    await tick();
+    expect(calls).toBe(2); // and does not walk the list again on its own
+    consumer.poke(); // something changed while a was tried
+    expect(calls).toBe(3);
+    release!();
+    await tick();
+    expect(calls).toBe(5); // the poke is honoured once a's acquisition ends: both slots look again
+    await tick();
+    expect(calls).toBe(5);
+  });
+
+  it('waits for acquisitions under way when stopped, and runs what they took', async () => {
+    let answer: ((id: string) => void) | undefined;
+    const started: string[] = [];
+    const consumer = new Consumer<string>({
+      name: 't',
+      limit: 1,
+      log: pino({ level: 'silent' }),
+      acquire: (candidates, skip) =>
+        candidates.some((c) => !skip(c))
+          ? new Promise((resolve) => (answer = resolve))
+          : Promise.resolve(undefined),
+      idOf: (id) => id,
+      work: (id) => {
+        started.push(id);
+        return Promise.resolve('moved');
+      },
+      locks: new WaitingItems(() => undefined),
+    });
+    consumer.offer(['a']);
+    let stopped = false;
+    const stopping = consumer.stop(1000).then(() => (stopped = true));
+    await tick();
+    expect(stopped).toBe(false);
+    answer!('a');
+    await stopping;
+    expect(started).toEqual(['a']);
   });
 });
