@@ -12,8 +12,16 @@ import { connectZk, type ZkClient } from '../zk/index.js';
 import { merrittJobLifecycle } from '../../machines/index.js';
 import { persist } from './retry.js';
 
-/** A ledger line with the time it was written (ms, performance.now()) and the session's requests so far. */
-export type TimedEntry = LedgerEntry & { at: number; requests: number };
+/**
+ * A ledger line with the time it was written (ms, performance.now()), the session's requests so
+ * far, and this process's CPU time so far (user + system, ms).
+ */
+export type TimedEntry = LedgerEntry & { at: number; requests: number; cpuMs: number };
+
+function cpuMsSoFar(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
 
 /** An engine in this process over its own ZooKeeper session, with no-op (simulated) steps. */
 export interface BenchEngine {
@@ -43,7 +51,7 @@ export async function startBenchEngine(
   await persist('queue tree', () => ensureQueueTree(zk));
   const entries: TimedEntry[] = [];
   const ledger: Ledger = {
-    record: (entry) => entries.push({ ...entry, at: performance.now(), requests }),
+    record: (entry) => entries.push({ ...entry, at: performance.now(), requests, cpuMs: cpuMsSoFar() }),
   };
   const engine = new Engine(
     { queue, ...createSimulatedSteps(), ledger, log },

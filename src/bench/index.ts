@@ -45,6 +45,7 @@ export interface BenchResult {
   engine_transitions_per_s: number;
   engine_transitions_per_job: number;
   engine_zk_requests_per_job: number;
+  engine_cpu_ms_per_job: number;
   ratio_transitions_to_ceiling: number;
   completion_latency_batches: number;
   completion_latency_ms_p50: number;
@@ -68,11 +69,13 @@ function targetsOf(r: Omit<BenchResult, 'targets'>): BenchResult['targets'] {
   const t = (target: string, value: number, met: boolean) => ({ target, value, met });
   return {
     engine_jobs_per_s: t('>= 500', r.engine_jobs_per_s, r.engine_jobs_per_s >= 500),
+    // Issue 22: 0.45 (0.35 before it), and the engine's CPU per job half of the issue's about 4 ms.
     ratio_transitions_to_ceiling: t(
-      '>= 0.35',
+      '>= 0.45',
       r.ratio_transitions_to_ceiling,
-      r.ratio_transitions_to_ceiling >= 0.35,
+      r.ratio_transitions_to_ceiling >= 0.45,
     ),
+    engine_cpu_ms_per_job: t('<= 2', r.engine_cpu_ms_per_job, r.engine_cpu_ms_per_job <= 2),
     ratio_engine_to_baseline: t('>= 10', r.ratio_engine_to_baseline, r.ratio_engine_to_baseline >= 10),
     completion_latency_ms_p50: t('<= 20', r.completion_latency_ms_p50, r.completion_latency_ms_p50 <= 20),
     completion_latency_ms_p99: t('<= 100', r.completion_latency_ms_p99, r.completion_latency_ms_p99 <= 100),
@@ -161,7 +164,7 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       const { connectString, queue } = await chroot(main, `engine-${run}`);
       const result = await engineThroughput(connectString, queue, jobs);
       say(
-        `engine run ${run + 1}: ${round(result.jobsPerS)} jobs/s, ${round(result.zkRequestsPerJob)} requests/job`,
+        `engine run ${run + 1}: ${round(result.jobsPerS)} jobs/s, ${round(result.zkRequestsPerJob)} requests/job, ${round(result.cpuMsPerJob, 2)} ms CPU/job`,
       );
       return result;
     });
@@ -222,6 +225,7 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       engine_transitions_per_s: round(pick('transitionsPerS')),
       engine_transitions_per_job: round(pick('transitionsPerJob'), 2),
       engine_zk_requests_per_job: round(pick('zkRequestsPerJob')),
+      engine_cpu_ms_per_job: round(pick('cpuMsPerJob'), 2),
       ratio_transitions_to_ceiling: round(pick('transitionsPerS') / multi64, 3),
       completion_latency_batches: latency.samples,
       completion_latency_ms_p50: round(latency.p50Ms, 2),
@@ -264,6 +268,7 @@ export function formatBench(r: BenchResult): string {
     `  ceiling: creates, 64 in flight          ${r.ceiling_create_64_per_s} /s`,
     `  engine: ${r.engine_jobs} jobs, no-op steps         ${r.engine_jobs_per_s} jobs/s, ${r.engine_transitions_per_s} transitions/s`,
     `  engine: ZooKeeper requests per job      ${r.engine_zk_requests_per_job} (${r.engine_transitions_per_job} transitions/job)`,
+    `  engine: CPU per job (this process)      ${r.engine_cpu_ms_per_job} ms`,
     `  ratio transitions/s to ceiling          ${r.ratio_transitions_to_ceiling}`,
     `  batch completion latency (${r.completion_latency_batches} batches) p50 ${r.completion_latency_ms_p50} ms, p99 ${r.completion_latency_ms_p99} ms`,
     `  expansion of ${r.expansion_objects} objects          ${r.expansion_jobs_per_s} jobs/s`,

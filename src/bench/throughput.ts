@@ -10,6 +10,8 @@ export interface ThroughputResult {
   transitionsPerS: number;
   transitionsPerJob: number;
   zkRequestsPerJob: number;
+  /** This process's CPU time (the engine, its ledger, the submitter waiting) over the window, per job. */
+  cpuMsPerJob: number;
   seconds: number;
 }
 
@@ -41,6 +43,7 @@ export async function engineThroughput(
       transitionsPerS: commits.length / seconds,
       transitionsPerJob: commits.length / jobs,
       zkRequestsPerJob: requests / jobs,
+      cpuMsPerJob: (last.cpuMs - first.cpuMs) / jobs,
       seconds,
     };
   } finally {

@@ -46,6 +46,15 @@ export interface ConsumerSpec<A> {
    * it takes no hand-overs.
    */
   giveBack?(item: A): void;
+  /**
+   * How many more items the consumer this one hands its items over to can take (see
+   * `handOverRoom`): acquisitions stop while those under way and those running would fill it, so
+   * this process does not take items it would have to let go again at once (and leaves them to
+   * processes with room). Absent: no such bound.
+   */
+  intakeRoom?(): number;
+  /** Called when this consumer's `handOverRoom` may have grown (an item finished or was given back). */
+  roomChanged?(): void;
   log: Logger;
 }
 
@@ -135,6 +144,20 @@ export class Consumer<A> {
     this.moved.add(id);
   }
 
+  /**
+   * Places left for hand-overs: slots and waiting places neither promised nor acquiring. Unbounded
+   * while paused or stopped (it takes none then: its items wait in its folder, as they would).
+   */
+  handOverRoom(): number {
+    if (this.stopped || this.paused || !this.spec.giveBack) return Number.POSITIVE_INFINITY;
+    return 2 * this.spec.limit - this.promised() - this.acquiring;
+  }
+
+  /** Starts what the room downstream allows now (see `intakeRoom`); unlike poke, not a change of candidates. */
+  refill(): void {
+    if (!this.stopped) this.fill();
+  }
+
   /** True while this consumer works on `id`, or holds it waiting for a slot. */
   holds(id: string): boolean {
     return this.inFlight.has(id) || this.waiting.has(id);
@@ -180,6 +203,7 @@ export class Consumer<A> {
       this.spec.giveBack?.(item);
       this.updateDemand();
       this.poke();
+      this.spec.roomChanged?.();
     }, HAND_OVER_WAIT_MS);
     this.waiting.set(id, { item, timer });
     this.updateDemand();
@@ -199,6 +223,7 @@ export class Consumer<A> {
     this.reserved = Math.max(0, this.reserved - 1);
     this.updateDemand();
     this.poke();
+    this.spec.roomChanged?.();
   }
 
   private rankOf(candidate: string): string {
@@ -284,6 +309,7 @@ export class Consumer<A> {
       this.start(item);
     }
     while (!this.stopped && !this.paused && this.freeSlots() > 0 && this.candidates.length > 0) {
+      if (this.spec.intakeRoom && this.acquiring + this.inFlight.size >= this.spec.intakeRoom()) break;
       this.dropMovedHead();
       this.acquiring++;
       const acquisition = this.acquireOne();
@@ -346,6 +372,7 @@ export class Consumer<A> {
         this.inFlight.delete(id);
         this.updateDemand();
         this.poke();
+        this.spec.roomChanged?.();
       });
     this.inFlight.set(id, { controller, done });
     this.updateDemand();

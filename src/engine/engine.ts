@@ -79,6 +79,8 @@ const DEFAULT_LIMIT = 4;
  */
 export class Engine {
   private readonly consumers = new Map<string, Consumer<AcquiredJob> | Consumer<AcquiredBatch>>();
+  /** Where the initial state's jobs went last (its consumer's intake is bounded by that state's room). */
+  private intakeTarget: string | undefined;
   private readonly accessConsumers = new Map<AccessQueue, Consumer<AcquiredAccess>>();
   /** Each access queue's unfinished requests, their status watched (a requeue changes nothing else). */
   private readonly accessWatches = new Map<AccessQueue, AccessStatusWatch>();
@@ -221,10 +223,20 @@ export class Engine {
       rankOf: refRank,
       busyElsewhere: (jid) => this.jobInHand(jid),
       giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
+      // New jobs are taken while the state they go to has room here (see ConsumerSpec.intakeRoom).
+      intakeRoom:
+        state === lifecycle.initial
+          ? () => this.consumers.get(this.intakeTarget ?? '')?.handOverRoom() ?? Number.POSITIVE_INFINITY
+          : undefined,
+      roomChanged: () => this.consumers.get(lifecycle.initial)?.refill(),
       work: async (acquired, signal) => {
         this.problems.clear(acquired.job.jobId);
         this.incompleteJobs.clear(acquired.job.jobId);
-        if (!lifecycle.isWorking(state)) return (await takePendingJob(deps, acquired)) ? 'moved' : undefined;
+        if (!lifecycle.isWorking(state)) {
+          const to = await takePendingJob(deps, acquired);
+          if (to !== undefined) this.intakeTarget = to;
+          return to === undefined ? undefined : 'moved';
+        }
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
         if (to !== undefined && !lifecycle.isWorking(to) && to !== state) this.reevaluateWaiting();

@@ -47,8 +47,9 @@ describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and res
       const startedAt = Date.now();
       const engines = profile.size(2, 3);
       // Enough work that every kill lands mid-run: a job keeps its engine from state to state, so
-      // 600 jobs were done before the last kill of the long profile.
-      const jobs = profile.size(400, 2000);
+      // 600 jobs were done before the last kill of the long profile (400 jobs were all done before
+      // the fast profile's last kill once a handed-over job waited for its slot).
+      const jobs = profile.size(1000, 4000);
       // Each round kills the leader, restarts it, then kills a follower and restarts it.
       const rounds = profile.size(1, 3);
       cluster = new EngineCluster(() => zk.connectString, join(dir, 'ledger.jsonl'), ['--step-delay', '80'], {

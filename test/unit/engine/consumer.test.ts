@@ -339,4 +339,45 @@ describe('the consumer', () => {
     await stopping;
     expect(started).toEqual(['a']);
   });
+
+  it('takes new items only while the consumer it hands over to has room, and looks again when it has', async () => {
+    const next = consumerOf(1); // room for hand-overs: one slot and one waiting place
+    const roomChanged: number[] = [];
+    const intake = new Consumer<string>({
+      name: 'intake',
+      limit: 8,
+      log: pino({ level: 'silent' }),
+      acquire: (candidates, skip) => Promise.resolve(candidates.find((c) => !skip(c))),
+      idOf: (id) => id,
+      work: () => new Promise(() => undefined),
+      locks: new WaitingItems(() => undefined),
+      intakeRoom: () => next.consumer.handOverRoom(),
+    });
+    expect(next.consumer.handOverRoom()).toBe(2);
+    intake.offer(['05-jid1', '05-jid2', '05-jid3', '05-jid4']);
+    await tick();
+    expect(intake.running).toBe(2); // not 4: the next state could take two of them
+    next.consumer.reserve('05-jid1');
+    next.consumer.adopt('05-jid1');
+    expect(next.consumer.handOverRoom()).toBe(1);
+    next.consumer.setPaused(true); // a paused consumer bounds nothing: its items wait in its folder
+    expect(next.consumer.handOverRoom()).toBe(Number.POSITIVE_INFINITY);
+    intake.refill();
+    await tick();
+    expect(intake.running).toBe(4);
+    // roomChanged is told when an item finishes, so the intake can look again.
+    const told = new Consumer<string>({
+      name: 'told',
+      limit: 1,
+      log: pino({ level: 'silent' }),
+      acquire: (candidates, skip) => Promise.resolve(candidates.find((c) => !skip(c))),
+      idOf: (id) => id,
+      work: () => Promise.resolve('moved'),
+      locks: new WaitingItems(() => undefined),
+      roomChanged: () => roomChanged.push(1),
+    });
+    told.offer(['a']);
+    await tick();
+    expect(roomChanged.length).toBe(1);
+  });
 });
