@@ -41,9 +41,9 @@ export interface ConsumerSpec<A> {
   /** Items that could not be used (incomplete or bad data), watched until their nodes change. */
   unusable?: WaitingItems;
   /**
-   * Lets go of a handed-over item that waited for a slot too long, or that this consumer will not
-   * run (stopped, paused): its lock is released so any process may take it. A consumer without
-   * it takes no hand-overs.
+   * Lets go of a handed-over item that waited for a slot too long, or of an item this consumer
+   * will not run (stopped or paused meanwhile): its lock is released so any process may take it.
+   * A consumer without it takes no hand-overs.
    */
   giveBack?(item: A): void;
   /**
@@ -351,7 +351,9 @@ export class Consumer<A> {
       for (const id of claims) this.claimed.delete(id);
       this.acquiring--;
     }
-    if (item !== undefined) this.start(item);
+    // Paused while it was under way: taken nothing (a paused queue acquires nothing).
+    if (item !== undefined && this.paused && this.spec.giveBack) this.spec.giveBack(item);
+    else if (item !== undefined) this.start(item);
     else if (this.pokes === pokes) return;
     this.fill();
   }

@@ -268,6 +268,7 @@ export class Engine {
           },
         }),
       idOf: (acquired) => acquired.request.accessId,
+      giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
       work: async (acquired, signal) => {
         const qid = acquired.request.accessId;
         this.problems.clear(qid);
@@ -322,6 +323,7 @@ export class Engine {
           },
         }),
       idOf: (acquired) => acquired.batch.batchId,
+      giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
       work: (acquired, signal) => {
         this.problems.clear(acquired.batch.batchId);
         return work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal);

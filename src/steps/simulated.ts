@@ -51,6 +51,12 @@ function simulatedHandOff(jobId: string, localIds: string[]): StepWrites {
   };
 }
 
+/** Waits `ms` (honouring the signal); a step of 0 ms does no work at all: no timer, only the abort check. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms > 0) return sleep(ms, signal);
+  return signal.aborted ? Promise.reject(signal.reason as Error) : Promise.resolve();
+}
+
 export function createSimulatedSteps(options: SimulationOptions = {}): {
   jobSteps: JobStepSet & { steps: MerrittJobSteps };
   batchSteps: BatchSteps;
@@ -62,7 +68,7 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
     <T>(name: keyof MerrittJobSteps, result: (args: JobStepArgs) => T) =>
     async (args: JobStepArgs): Promise<T> => {
       const state = args.job.status;
-      await sleep(delay, args.signal);
+      await pause(delay, args.signal);
       args.log.debug({ jobId: args.job.jobId, state, step: name }, 'simulated step');
       failIfAsked(args, state);
       return result(args);
@@ -104,13 +110,13 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
       return { jobCount: specs.length };
     },
     async report({ jobs, signal }) {
-      await sleep(delay, signal);
+      await pause(delay, signal);
       return { completedJobs: jobs.completed.length, failedJobs: jobs.failed.length };
     },
   };
   const accessSteps: AccessSteps = {
     async assemble({ request, signal }) {
-      await sleep(delay, signal);
+      await pause(delay, signal);
       if (request.token.simulate_fail) throw new Error('simulated assembly failure');
       return { url: `sim://access/${request.accessId}.zip`, 'cloud-content-byte': 0, status: 'available' };
     },

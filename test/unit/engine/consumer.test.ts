@@ -380,4 +380,32 @@ describe('the consumer', () => {
     await tick();
     expect(roomChanged.length).toBe(1);
   });
+
+  it('gives back an item its acquisition took after the consumer was paused', async () => {
+    let answer: ((id: string) => void) | undefined;
+    const started: string[] = [];
+    const givenBack: string[] = [];
+    const consumer = new Consumer<string>({
+      name: 't',
+      limit: 1,
+      log: pino({ level: 'silent' }),
+      acquire: (candidates, skip) =>
+        candidates.some((c) => !skip(c))
+          ? new Promise((resolve) => (answer = resolve))
+          : Promise.resolve(undefined),
+      idOf: (id) => id,
+      work: (id) => {
+        started.push(id);
+        return Promise.resolve('moved');
+      },
+      locks: new WaitingItems(() => undefined),
+      giveBack: (id) => givenBack.push(id),
+    });
+    consumer.offer(['a']);
+    consumer.setPaused(true); // the pause arrives while a is being acquired
+    answer!('a');
+    await tick();
+    expect(started).toEqual([]);
+    expect(givenBack).toEqual(['a']);
+  });
 });
