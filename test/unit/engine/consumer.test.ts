@@ -44,6 +44,30 @@ function consumerOf(
   return { consumer, acquired, tried, finish, demand, givenBack };
 }
 
+/** A consumer of one slot whose acquisition ends when the test answers it; its work ends at once. */
+function slowlyAcquiring() {
+  let answered: ((id: string) => void) | undefined;
+  const started: string[] = [];
+  const givenBack: string[] = [];
+  const consumer = new Consumer<string>({
+    name: 't',
+    limit: 1,
+    log: pino({ level: 'silent' }),
+    acquire: (candidates, skip) =>
+      candidates.some((c) => !skip(c))
+        ? new Promise((resolve) => (answered = resolve))
+        : Promise.resolve(undefined),
+    idOf: (id) => id,
+    work: (id) => {
+      started.push(id);
+      return Promise.resolve('moved');
+    },
+    locks: new WaitingItems(() => undefined),
+    giveBack: (id) => givenBack.push(id),
+  });
+  return { consumer, started, givenBack, answer: (id: string) => answered!(id) };
+}
+
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('the consumer', () => {
@@ -313,29 +337,13 @@ describe('the consumer', () => {
   });
 
   it('waits for acquisitions under way when stopped, and runs what they took', async () => {
-    let answer: ((id: string) => void) | undefined;
-    const started: string[] = [];
-    const consumer = new Consumer<string>({
-      name: 't',
-      limit: 1,
-      log: pino({ level: 'silent' }),
-      acquire: (candidates, skip) =>
-        candidates.some((c) => !skip(c))
-          ? new Promise((resolve) => (answer = resolve))
-          : Promise.resolve(undefined),
-      idOf: (id) => id,
-      work: (id) => {
-        started.push(id);
-        return Promise.resolve('moved');
-      },
-      locks: new WaitingItems(() => undefined),
-    });
+    const { consumer, answer, started } = slowlyAcquiring();
     consumer.offer(['a']);
     let stopped = false;
     const stopping = consumer.stop(1000).then(() => (stopped = true));
     await tick();
     expect(stopped).toBe(false);
-    answer!('a');
+    answer('a');
     await stopping;
     expect(started).toEqual(['a']);
   });
@@ -382,28 +390,10 @@ describe('the consumer', () => {
   });
 
   it('gives back an item its acquisition took after the consumer was paused', async () => {
-    let answer: ((id: string) => void) | undefined;
-    const started: string[] = [];
-    const givenBack: string[] = [];
-    const consumer = new Consumer<string>({
-      name: 't',
-      limit: 1,
-      log: pino({ level: 'silent' }),
-      acquire: (candidates, skip) =>
-        candidates.some((c) => !skip(c))
-          ? new Promise((resolve) => (answer = resolve))
-          : Promise.resolve(undefined),
-      idOf: (id) => id,
-      work: (id) => {
-        started.push(id);
-        return Promise.resolve('moved');
-      },
-      locks: new WaitingItems(() => undefined),
-      giveBack: (id) => givenBack.push(id),
-    });
+    const { consumer, answer, started, givenBack } = slowlyAcquiring();
     consumer.offer(['a']);
     consumer.setPaused(true); // the pause arrives while a is being acquired
-    answer!('a');
+    answer('a');
     await tick();
     expect(started).toEqual([]);
     expect(givenBack).toEqual(['a']);
