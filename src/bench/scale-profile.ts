@@ -39,6 +39,9 @@ export interface ScalePoint {
   engine_rss_mb: number;
   first_acquire_ms: number;
   jobs_per_s: number;
+  /** Job transitions/s in the same window, and that ÷ the profile's 64-in-flight ceiling. */
+  transitions_per_s: number;
+  ratio_transitions_to_ceiling: number;
   engine_cpu_ms_per_job: number;
   doctor_ms: number;
   doctor_rss_mb: number;
@@ -73,6 +76,8 @@ function targetsOf(points: readonly ScalePoint[]): ScaleProfileResult['targets']
   const t = (target: string, value: number, met: boolean) => ({ target, value, met });
   const at = `at ${large.waiting_jobs}`;
   const ratio = large.jobs_per_s / small.jobs_per_s;
+  const lowestRatio = Math.min(...points.map((p) => p.ratio_transitions_to_ceiling));
+  const highestCpu = Math.max(...points.map((p) => p.engine_cpu_ms_per_job));
   return {
     [`engine_rss_mb ${at}`]: t('<= 600', large.engine_rss_mb, large.engine_rss_mb <= 600),
     [`first_acquire_ms ${at}`]: t('<= 2000', large.first_acquire_ms, large.first_acquire_ms <= 2000),
@@ -85,6 +90,9 @@ function targetsOf(points: readonly ScalePoint[]): ScaleProfileResult['targets']
     [`api_overview_ms ${at}`]: t('<= 300', large.api_overview_ms, large.api_overview_ms <= 300),
     [`api_listing_page_ms ${at}`]: t('<= 500', large.api_listing_page_ms, large.api_listing_page_ms <= 500),
     [`event_loop_max_ms ${at}`]: t('<= 100', large.event_loop_max_ms, large.event_loop_max_ms <= 100),
+    // Item 4, at every size: the lowest ratio and the highest CPU per job of the curve.
+    ['ratio_transitions_to_ceiling, lowest']: t('>= 0.45', lowestRatio, lowestRatio >= 0.45),
+    ['engine_cpu_ms_per_job, highest']: t('<= 2', highestCpu, highestCpu <= 2),
   };
 }
 
@@ -236,6 +244,8 @@ export async function runScaleProfile(
         engine_rss_mb: round(service.rssMbPeak),
         first_acquire_ms: round(service.firstAcquireMs),
         jobs_per_s: round(service.jobsPerS),
+        transitions_per_s: round(service.transitionsPerS),
+        ratio_transitions_to_ceiling: round(service.transitionsPerS / ceiling, 3),
         engine_cpu_ms_per_job: round(service.cpuMsPerJob, 2),
         doctor_ms: round(doctor.ms),
         doctor_rss_mb: round(doctor.rssMbPeak),
@@ -282,6 +292,7 @@ export function formatScaleProfile(r: ScaleProfileResult): string {
     ['RSS MB', (p) => p.engine_rss_mb],
     ['1st acq ms', (p) => p.first_acquire_ms],
     ['jobs/s', (p) => p.jobs_per_s],
+    ['÷ ceiling', (p) => p.ratio_transitions_to_ceiling],
     ['CPU ms/job', (p) => p.engine_cpu_ms_per_job],
     ['doctor ms', (p) => p.doctor_ms],
     ['doctor MB', (p) => p.doctor_rss_mb],

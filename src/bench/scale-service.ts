@@ -33,6 +33,8 @@ export interface ServiceFigures {
   firstAcquireMs: number;
   /** Jobs completed per second over the window, no-op steps through every state. */
   jobsPerS: number;
+  /** Job commits (transitions) per second over the same window. */
+  transitionsPerS: number;
   /** Engine CPU (user + system) per completed job in the window, ms. */
   cpuMsPerJob: number;
   /** Median of GET /overview and of one GET /jobs page, ms. */
@@ -175,7 +177,11 @@ export async function measureService(
     const first = window[0]!;
     const last = window.at(-1)!;
     const seconds = (last.t - first.t) / 1000;
-    const firstCommit = ledgerLines(ledgerFile).find((l) => l.kind === 'commit')!;
+    const lines = ledgerLines(ledgerFile);
+    const firstCommit = lines.find((l) => l.kind === 'commit')!;
+    const transitions = lines.filter(
+      (l) => l.kind === 'commit' && l.item.startsWith('jid') && l.t > first.t && l.t <= last.t,
+    ).length;
 
     const base = `http://127.0.0.1:${httpPort}`;
     const overview: number[] = [];
@@ -190,6 +196,7 @@ export async function measureService(
       rssMbPeak: rss.stop(),
       firstAcquireMs: firstCommit.t - (startingAt ?? Number.NaN),
       jobsPerS: jobs / seconds,
+      transitionsPerS: transitions / seconds,
       // CPU is read when the window's ends are seen (a poll of 250 ms): a close estimate.
       cpuMsPerJob: ((cpuAtClose - (cpuAtOpen ?? Number.NaN)) * 1000) / jobs,
       overviewMs: median(overview),
