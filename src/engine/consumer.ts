@@ -179,13 +179,14 @@ export class Consumer<A> {
   }
 
   /**
-   * Starts a handed-over item, or keeps it waiting for a slot; false when stopped or paused
-   * meanwhile (not taken: the caller lets it go).
+   * Starts a handed-over item, or keeps it waiting for a slot; when stopped or paused meanwhile,
+   * gives it back (`giveBack`) and answers false.
    */
   adopt(item: A): boolean {
     this.reserved = Math.max(0, this.reserved - 1);
     if (this.stopped || this.paused) {
       this.updateDemand();
+      this.spec.giveBack?.(item);
       return false;
     }
     if (this.waiting.size === 0 && this.inFlight.size + this.acquiring < this.spec.limit) this.start(item);

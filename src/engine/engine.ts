@@ -30,7 +30,7 @@ export { BATCH_WORK };
 import { Consumer } from './consumer.js';
 import { WaitingItems } from './waiting-items.js';
 import { ProblemLog } from './problem-log.js';
-import { releaseEventually } from '../queue/locks.js';
+import { releaseEventually, type HeldLock } from '../queue/locks.js';
 import { StallGuard } from './stall-guard.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
@@ -222,7 +222,7 @@ export class Engine {
       candidateId: (name) => parseRefName(name)?.jid ?? name,
       rankOf: refRank,
       busyElsewhere: (jid) => this.jobInHand(jid),
-      giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
+      giveBack: this.release,
       // New jobs are taken while the state they go to has room here (see ConsumerSpec.intakeRoom).
       intakeRoom:
         state === lifecycle.initial
@@ -248,7 +248,9 @@ export class Engine {
     });
     this.consumers.set(state, consumer);
     this.subscriptions.push(
-      jobWork$(deps.queue.zk, state, consumer.demand$).subscribe((names) => consumer.offer(names)),
+      jobWork$(deps.queue.zk, state, { demand: consumer.demand$ }).subscribe((names) =>
+        consumer.offer(names),
+      ),
     );
   }
 
@@ -268,7 +270,7 @@ export class Engine {
           },
         }),
       idOf: (acquired) => acquired.request.accessId,
-      giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
+      giveBack: this.release,
       work: async (acquired, signal) => {
         const qid = acquired.request.accessId;
         this.problems.clear(qid);
@@ -323,7 +325,7 @@ export class Engine {
           },
         }),
       idOf: (acquired) => acquired.batch.batchId,
-      giveBack: (acquired) => void releaseEventually(deps.queue, acquired.lock),
+      giveBack: this.release,
       work: (acquired, signal) => {
         this.problems.clear(acquired.batch.batchId);
         return work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal);
@@ -332,6 +334,10 @@ export class Engine {
       unusable: this.unusableBatches,
     });
   }
+
+  /** Lets go of an item's lock (an item a consumer gives back: see ConsumerSpec.giveBack). */
+  private readonly release = (item: { lock: HeldLock }): void =>
+    void releaseEventually(this.deps.queue, item.lock);
 
   /** True when a job consumer of this process works on `jid` (it holds the lock). */
   private jobInHand(jid: string): boolean {
@@ -344,10 +350,8 @@ export class Engine {
     const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
     if (!consumer?.reserve(refName)) return undefined;
     return {
-      accept: (job) => {
-        // Stopped between the reservation and the commit: nobody will run it here, let it go.
-        if (!consumer.adopt(job)) void releaseEventually(this.deps.queue, job.lock);
-      },
+      // Stopped or paused between the reservation and the commit: the consumer gives it back.
+      accept: (job) => void consumer.adopt(job),
       cancel: () => consumer.unreserve(),
     };
   }

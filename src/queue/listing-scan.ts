@@ -137,6 +137,9 @@ export async function childrenOrEmpty(ctx: QueueContext, path: string): Promise<
 const CACHE_FROM = 20_000;
 
 type CachedNames = { key: string; names: readonly string[] };
+/** Equal for two stats of the same node with the same children. */
+const sameChildrenKey = (stat: { czxid: unknown; cversion: number }): string =>
+  `${String(stat.czxid)}/${stat.cversion}`;
 const namesByClient = new WeakMap<object, Map<string, CachedNames>>();
 
 /**
@@ -148,10 +151,10 @@ const namesByClient = new WeakMap<object, Map<string, CachedNames>>();
 export async function childrenCached(ctx: QueueContext, path: string): Promise<readonly string[]> {
   const stat = await ctx.zk.exists(path);
   if (!stat) return [];
-  const cache = namesByClient.get(ctx.zk) ?? new Map<string, CachedNames>();
-  namesByClient.set(ctx.zk, cache);
+  let cache = namesByClient.get(ctx.zk);
+  if (!cache) namesByClient.set(ctx.zk, (cache = new Map<string, CachedNames>()));
   const hit = cache.get(path);
-  if (hit?.key === `${stat.czxid}/${stat.cversion}`) return hit.names;
+  if (hit?.key === sameChildrenKey(stat)) return hit.names;
   let read;
   try {
     read = await ctx.zk.getChildNames(path);
@@ -160,7 +163,7 @@ export async function childrenCached(ctx: QueueContext, path: string): Promise<r
     throw err;
   }
   const names = await read.toArray();
-  if (read.count >= CACHE_FROM) cache.set(path, { key: `${read.stat.czxid}/${read.stat.cversion}`, names });
+  if (read.count >= CACHE_FROM) cache.set(path, { key: sameChildrenKey(read.stat), names });
   else cache.delete(path);
   return names;
 }

@@ -24,17 +24,24 @@ const sameList = (a: string[], b: string[]): boolean =>
  */
 export const CANDIDATES_PER_READ = 20_000;
 
+export interface JobWorkOptions {
+  /** The consumer's demand: the folder is not re-read while it wants nothing. */
+  demand?: Observable<boolean>;
+  /**
+   * Least wait after a change before a re-read (default {@link BUSY_FOLDER_SETTLE_MS}); an observer
+   * that must see each state a job passes through (the transition feed) passes 0.
+   */
+  floorMs?: number;
+}
+
 /**
  * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
- * acquisition order), each time the folder changes: "work appeared in state S". A consumer's
- * reads wait at least {@link BUSY_FOLDER_SETTLE_MS} after a change (`floorMs`); an observer that
- * must see each state a job passes through (the transition feed) passes 0.
+ * acquisition order), each time the folder changes: "work appeared in state S".
  */
 export function jobWork$(
   zk: ZkClient,
   state: string,
-  demand?: Observable<boolean>,
-  floorMs = BUSY_FOLDER_SETTLE_MS,
+  { demand, floorMs = BUSY_FOLDER_SETTLE_MS }: JobWorkOptions = {},
 ): Observable<string[]> {
   const path = jobStateFolder(state);
   const read = (watch: WatchCallback) => readFirstRefs(zk, path, CANDIDATES_PER_READ, watch);

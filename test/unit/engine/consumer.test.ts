@@ -1,7 +1,20 @@
 import { pino } from 'pino';
 import { describe, expect, it, vi } from 'vitest';
-import { Consumer, HAND_OVER_WAIT_MS } from '../../../src/engine/consumer.js';
+import { Consumer, HAND_OVER_WAIT_MS, type ConsumerSpec } from '../../../src/engine/consumer.js';
 import { WaitingItems } from '../../../src/engine/waiting-items.js';
+
+/** A consumer of plain ids (named t, silent, no item locked elsewhere) with the rest of `spec`. */
+function plainConsumer(
+  spec: Pick<ConsumerSpec<string>, 'limit' | 'acquire' | 'work'> & Partial<ConsumerSpec<string>>,
+): Consumer<string> {
+  return new Consumer<string>({
+    name: 't',
+    log: pino({ level: 'silent' }),
+    idOf: (id) => id,
+    locks: new WaitingItems(() => undefined),
+    ...spec,
+  });
+}
 
 /**
  * A consumer over plain ids whose work waits until the test lets each item finish. Ids in
@@ -16,10 +29,8 @@ function consumerOf(
   const givenBack: string[] = [];
   const tried: string[] = [];
   const finish = new Map<string, () => void>();
-  const consumer = new Consumer<string>({
-    name: 't',
+  const consumer = plainConsumer({
     limit,
-    log: pino({ level: 'silent' }),
     acquire: (candidates, skip, onLocked) => {
       for (const id of candidates) {
         if (skip(id)) continue;
@@ -33,7 +44,6 @@ function consumerOf(
       }
       return Promise.resolve(undefined);
     },
-    idOf: (id) => id,
     work: (id) => new Promise((resolve) => finish.set(id, () => resolve(outcome))),
     locks: options.locks ?? new WaitingItems(() => undefined),
     rankOf: options.rankOf,
@@ -49,20 +59,16 @@ function slowlyAcquiring() {
   let answered: ((id: string) => void) | undefined;
   const started: string[] = [];
   const givenBack: string[] = [];
-  const consumer = new Consumer<string>({
-    name: 't',
+  const consumer = plainConsumer({
     limit: 1,
-    log: pino({ level: 'silent' }),
     acquire: (candidates, skip) =>
       candidates.some((c) => !skip(c))
         ? new Promise((resolve) => (answered = resolve))
         : Promise.resolve(undefined),
-    idOf: (id) => id,
     work: (id) => {
       started.push(id);
       return Promise.resolve('moved');
     },
-    locks: new WaitingItems(() => undefined),
     giveBack: (id) => givenBack.push(id),
   });
   return { consumer, started, givenBack, answer: (id: string) => answered!(id) };
@@ -114,18 +120,14 @@ describe('the consumer', () => {
   it('stops walking past the candidates already done: the head that moved on is dropped', async () => {
     const seen: number[] = [];
     const finish = new Map<string, () => void>();
-    const consumer = new Consumer<string>({
-      name: 't',
+    const consumer = plainConsumer({
       limit: 1,
-      log: pino({ level: 'silent' }),
       acquire: (candidates, skip) => {
         seen.push(candidates.length);
         const id = candidates.find((c) => !skip(c));
         return Promise.resolve(id);
       },
-      idOf: (id) => id,
       work: (id) => new Promise((resolve) => finish.set(id, () => resolve('moved'))),
-      locks: new WaitingItems(() => undefined),
     });
     const ids = Array.from({ length: 500 }, (_, i) => `c${String(i).padStart(3, '0')}`);
     consumer.offer(ids);
@@ -206,11 +208,12 @@ describe('the consumer', () => {
     expect(second.acquired).toEqual(['c', 'a']);
   });
 
-  it('refuses a handed-over item once stopped, so its lock can be let go', async () => {
-    const { consumer } = consumerOf(1);
+  it('refuses a handed-over item once stopped, and lets its lock go', async () => {
+    const { consumer, givenBack } = consumerOf(1);
     expect(consumer.reserve('05-jid1')).toBe(true);
     await consumer.stop(10);
     expect(consumer.adopt('05-jid1')).toBe(false);
+    expect(givenBack).toEqual(['05-jid1']);
   });
 
   it('keeps a handed-over item waiting while its slots are busy, then runs it before acquiring', async () => {
@@ -273,10 +276,8 @@ describe('the consumer', () => {
     const answers = new Map<string, (taken: boolean) => void>();
     const tried: string[] = [];
     const started: string[] = [];
-    const consumer = new Consumer<string>({
-      name: 't',
+    const consumer = plainConsumer({
       limit: 3,
-      log: pino({ level: 'silent' }),
       acquire: async (candidates, skip) => {
         for (const id of candidates) {
           if (skip(id)) continue;
@@ -285,12 +286,10 @@ describe('the consumer', () => {
         }
         return undefined;
       },
-      idOf: (id) => id,
       work: (id) => {
         started.push(id);
         return new Promise(() => undefined);
       },
-      locks: new WaitingItems(() => undefined),
     });
     consumer.offer(['a', 'b', 'c', 'd', 'e']);
     expect(tried).toEqual(['a', 'b', 'c']); // three round trips under way together
@@ -308,10 +307,8 @@ describe('the consumer', () => {
   it('looks again after an empty-handed acquisition only when poked meanwhile', async () => {
     let calls = 0;
     let release: (() => void) | undefined;
-    const consumer = new Consumer<string>({
-      name: 't',
+    const consumer = plainConsumer({
       limit: 2,
-      log: pino({ level: 'silent' }),
       acquire: async (candidates, skip) => {
         calls++;
         const id = candidates.find((c) => !skip(c));
@@ -319,9 +316,7 @@ describe('the consumer', () => {
         await new Promise<void>((resolve) => (release = resolve));
         return undefined; // locked elsewhere, say
       },
-      idOf: (id) => id,
       work: () => new Promise(() => undefined),
-      locks: new WaitingItems(() => undefined),
     });
     consumer.offer(['a']);
     expect(calls).toBe(2); // one tries a; the other finds nothing to claim
@@ -351,14 +346,11 @@ describe('the consumer', () => {
   it('takes new items only while the consumer it hands over to has room, and looks again when it has', async () => {
     const next = consumerOf(1); // room for hand-overs: one slot and one waiting place
     const roomChanged: number[] = [];
-    const intake = new Consumer<string>({
+    const intake = plainConsumer({
       name: 'intake',
       limit: 8,
-      log: pino({ level: 'silent' }),
       acquire: (candidates, skip) => Promise.resolve(candidates.find((c) => !skip(c))),
-      idOf: (id) => id,
       work: () => new Promise(() => undefined),
-      locks: new WaitingItems(() => undefined),
       intakeRoom: () => next.consumer.handOverRoom(),
     });
     expect(next.consumer.handOverRoom()).toBe(2);
@@ -374,14 +366,11 @@ describe('the consumer', () => {
     await tick();
     expect(intake.running).toBe(4);
     // roomChanged is told when an item finishes, so the intake can look again.
-    const told = new Consumer<string>({
+    const told = plainConsumer({
       name: 'told',
       limit: 1,
-      log: pino({ level: 'silent' }),
       acquire: (candidates, skip) => Promise.resolve(candidates.find((c) => !skip(c))),
-      idOf: (id) => id,
       work: () => Promise.resolve('moved'),
-      locks: new WaitingItems(() => undefined),
       roomChanged: () => roomChanged.push(1),
     });
     told.offer(['a']);
