@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
 import { packagePath } from '../package-root.js';
 import { SERVE_NODE_FLAGS } from '../serve-flags.js';
 import { freePort } from '../zk-server/free-port.js';
@@ -43,6 +44,8 @@ export interface ServiceFigures {
   /** The longest event-loop delay seen once the service was running (and over its start-up). */
   loopMaxMs: number;
   loopMaxStartupMs: number;
+  /** The longest stall in each part of the run after start-up: which part the one above was in. */
+  loopMaxByPhase: { warmup: number; window: number; api: number };
 }
 
 interface LedgerLine {
@@ -52,12 +55,60 @@ interface LedgerLine {
   t: number;
 }
 
-function ledgerLines(file: string): LedgerLine[] {
+function jsonLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((line) => line.startsWith('{'))
-    .map((line) => JSON.parse(line) as LedgerLine);
+    .map((line) => JSON.parse(line) as T);
+}
+
+/**
+ * A growing JSON-lines ledger read from where the last read stopped. Reading the whole file on
+ * every poll cost the measuring process 60-85 ms a poll by the end of a 3,000-job window (47,000
+ * lines): about 15 % of a core taken from the two the service and ZooKeeper share while they are
+ * measured. Keeps the job commits only.
+ */
+class LedgerTail {
+  private fd: number | undefined;
+  private offset = 0;
+  private partial = '';
+  private readonly decoder = new StringDecoder('utf8');
+  private readonly chunk = Buffer.alloc(1 << 20);
+  /** The first commit of any item, and every job commit in file order. */
+  first: LedgerLine | undefined;
+  readonly jobCommits: LedgerLine[] = [];
+  readonly completions: LedgerLine[] = [];
+
+  constructor(private readonly file: string) {}
+
+  /** Takes in the lines appended since the last call. */
+  read(): void {
+    if (this.fd === undefined) {
+      if (!existsSync(this.file)) return;
+      this.fd = openSync(this.file, 'r');
+    }
+    for (;;) {
+      const n = readSync(this.fd, this.chunk, 0, this.chunk.length, this.offset);
+      if (n === 0) return;
+      this.offset += n;
+      const lines = (this.partial + this.decoder.write(this.chunk.subarray(0, n))).split('\n');
+      this.partial = lines.pop()!;
+      for (const text of lines) {
+        if (!text.includes('"kind":"commit"')) continue;
+        const line = JSON.parse(text) as LedgerLine;
+        this.first ??= line;
+        if (!line.item.startsWith('jid')) continue;
+        this.jobCommits.push(line);
+        if (line.to === 'completed') this.completions.push(line);
+      }
+    }
+  }
+
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+  }
 }
 
 async function timedGet(url: string): Promise<number> {
@@ -125,36 +176,44 @@ function spawnService(connectString: string, work: string, httpPort: number, tag
 
 /**
  * Starts a real `mrtq serve` (every state, simulated no-op steps, HTTP on loopback) over the
- * queue as it is, and measures it while it works through `jobs` of the waiting jobs: memory,
- * first acquire, throughput and CPU per job, the API's overview and one listing page, and the
- * event loop's longest stall. The process is killed afterwards; the jobs it did not reach stay
- * waiting.
+ * queue as it is, and measures it while it works through `warmupJobs` and then `jobs` more of
+ * the waiting jobs: memory, first acquire, throughput and CPU per job over the `jobs` (a service
+ * just started runs its first thousand jobs at about half its rate while V8 compiles its hot
+ * paths: measured, 250-450 jobs/s and 2.5-2.8 ms CPU a job, against 500-780 and 1.2-1.9 after),
+ * the API's overview and one listing page, and the event loop's longest stall. The process is
+ * killed afterwards; the jobs it did not reach stay waiting.
  */
 export async function measureService(
   connectString: string,
   work: string,
   tag: string,
-  jobs: number,
+  { jobs, warmupJobs }: { jobs: number; warmupJobs: number },
 ): Promise<ServiceFigures> {
   const httpPort = await freePort();
   const ledgerFile = join(work, `${tag}-ledger.jsonl`);
   const loopFile = join(work, `${tag}-loop.jsonl`);
   const child = spawnService(connectString, work, httpPort, tag);
   const rss = watchRss(child.pid!);
+  const ledger = new LedgerTail(ledgerFile);
   let output = '';
+  let unread = '';
   let startingAt: number | undefined;
   let runningAt: number | undefined;
   child.stdout!.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-    if (output.length > 1_000_000) output = output.slice(-200_000);
-    for (const line of output.split('\n')) {
+    const text = chunk.toString();
+    output = (output + text).slice(-200_000);
+    if (runningAt !== undefined) return;
+    // Whole lines only, each looked at once, until both start-up lines are seen.
+    const lines = (unread + text).split('\n');
+    unread = lines.pop()!;
+    for (const line of lines) {
       if (startingAt === undefined && line.includes('"msg":"service starting"'))
         startingAt = (JSON.parse(line) as { time: number }).time;
       if (runningAt === undefined && line.includes('"msg":"service running'))
         runningAt = (JSON.parse(line) as { time: number }).time;
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
   try {
     const deadline = Date.now() + 1_800_000;
     const check = () => {
@@ -162,26 +221,23 @@ export async function measureService(
       if (Date.now() > deadline)
         throw new Error(`service did not finish ${jobs} jobs:\n${output.slice(-3000)}`);
     };
-    // The window opens at the first completion (the pipeline is full) and closes `jobs` later.
-    let completions: LedgerLine[] = [];
+    // The window opens at the completion after the warm-up (at least the first: the pipeline is
+    // full) and closes `jobs` completions later; CPU is read when each end is seen (polled).
+    const opening = Math.max(1, warmupJobs);
     let cpuAtOpen: number | undefined;
     for (;;) {
       check();
-      completions = ledgerLines(ledgerFile).filter((l) => l.kind === 'commit' && l.to === 'completed');
-      if (cpuAtOpen === undefined && completions.length > 0) cpuAtOpen = cpuSeconds(child.pid!);
-      if (completions.length > jobs) break;
-      await pause(250);
+      ledger.read();
+      if (cpuAtOpen === undefined && ledger.completions.length >= opening) cpuAtOpen = cpuSeconds(child.pid!);
+      if (ledger.completions.length > opening + jobs - 1) break;
+      await pause(100);
     }
     const cpuAtClose = cpuSeconds(child.pid!);
-    const window = completions.slice(0, jobs + 1);
-    const first = window[0]!;
-    const last = window.at(-1)!;
+    const first = ledger.completions[opening - 1]!;
+    const last = ledger.completions[opening - 1 + jobs]!;
     const seconds = (last.t - first.t) / 1000;
-    const lines = ledgerLines(ledgerFile);
-    const firstCommit = lines.find((l) => l.kind === 'commit')!;
-    const transitions = lines.filter(
-      (l) => l.kind === 'commit' && l.item.startsWith('jid') && l.t > first.t && l.t <= last.t,
-    ).length;
+    const transitions = ledger.jobCommits.filter((l) => l.t > first.t && l.t <= last.t).length;
+    const firstCommit = ledger.first!;
 
     const base = `http://127.0.0.1:${httpPort}`;
     const overview: number[] = [];
@@ -190,22 +246,32 @@ export async function measureService(
       overview.push(await timedGet(`${base}/overview`));
       page.push(await timedGet(`${base}/jobs?limit=50`));
     }
-    const loops = ledgerLines(loopFile) as unknown as { t: number; maxMs: number }[];
+    const loops = jsonLines<{ t: number; maxMs: number }>(loopFile);
     const running = runningAt ?? Number.POSITIVE_INFINITY;
     return {
       rssMbPeak: rss.stop(),
       firstAcquireMs: firstCommit.t - (startingAt ?? Number.NaN),
       jobsPerS: jobs / seconds,
       transitionsPerS: transitions / seconds,
-      // CPU is read when the window's ends are seen (a poll of 250 ms): a close estimate.
+      // CPU is read when the window's ends are seen (a poll of 100 ms): a close estimate.
       cpuMsPerJob: ((cpuAtClose - (cpuAtOpen ?? Number.NaN)) * 1000) / jobs,
       overviewMs: median(overview),
       listingPageMs: median(page),
       loopMaxMs: Math.max(0, ...loops.filter((l) => l.t > running + 500).map((l) => l.maxMs)),
       loopMaxStartupMs: Math.max(0, ...loops.filter((l) => l.t <= running + 500).map((l) => l.maxMs)),
+      // A sample covers the half second before its time.
+      loopMaxByPhase: {
+        warmup: Math.max(
+          0,
+          ...loops.filter((l) => l.t > running + 500 && l.t <= first.t).map((l) => l.maxMs),
+        ),
+        window: Math.max(0, ...loops.filter((l) => l.t > first.t && l.t <= last.t + 500).map((l) => l.maxMs)),
+        api: Math.max(0, ...loops.filter((l) => l.t > last.t + 500).map((l) => l.maxMs)),
+      },
     };
   } finally {
     rss.stop();
+    ledger.close();
     child.kill('SIGKILL');
   }
 }

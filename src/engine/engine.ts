@@ -248,8 +248,8 @@ export class Engine {
     });
     this.consumers.set(state, consumer);
     this.subscriptions.push(
-      jobWork$(deps.queue.zk, state, { demand: consumer.demand$ }).subscribe((names) =>
-        consumer.offer(names),
+      jobWork$(deps.queue.zk, state, { demand: consumer.demand$ }).subscribe(({ refs, readAt }) =>
+        consumer.offer(refs, readAt),
       ),
     );
   }
@@ -446,9 +446,10 @@ export class Engine {
     };
     for (const state of this.served.jobStates) {
       const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
-      await read({ state }, async () =>
-        consumer?.offer((await readFirstRefs(zk, jobStateFolder(state), CANDIDATES_PER_READ)).refs),
-      );
+      await read({ state }, async () => {
+        const { refs, readAt } = await readFirstRefs(zk, jobStateFolder(state), CANDIDATES_PER_READ);
+        consumer?.offer(refs, readAt);
+      });
     }
     for (const [queue, consumer] of this.accessConsumers) {
       const watch = this.accessWatches.get(queue);

@@ -28,6 +28,11 @@ export interface FirstRefsRead {
   refs: string[];
   /** How many children the folder holds. */
   size: number;
+  /**
+   * When ZooKeeper's answer came (performance.now(), before the names were taken in over several
+   * turns): what this process moved out of the folder before then is not in `refs`.
+   */
+  readAt: number;
 }
 
 /**
@@ -43,8 +48,9 @@ export async function readFirstRefs(
   watch?: WatchCallback,
 ): Promise<FirstRefsRead> {
   const names = await zk.getChildNames(path, watch);
-  if (names.count <= count) return { refs: sortRefs(await names.toArray()), size: names.count };
+  const readAt = performance.now();
+  if (names.count <= count) return { refs: sortRefs(await names.toArray()), size: names.count, readAt };
   const first = new FirstRefs(count);
   await names.each((name) => first.offer(name));
-  return { refs: first.take(), size: names.count };
+  return { refs: first.take(), size: names.count, readAt };
 }

@@ -22,7 +22,9 @@ export const BUSY_FOLDER_SETTLE_MS = 50;
  */
 export function settleDelayFor(size: number, floorMs = 0): number {
   if (size <= 20_000) return Math.max(floorMs, Math.min(1000, Math.floor(size / 20)));
-  return Math.min(20_000, Math.floor(size / 50));
+  // Never less than a 20,000-child folder's second: between 20,000 and 50,000 children, size / 50
+  // alone was 400-1000 ms, so such a folder was read more often than a smaller one.
+  return Math.min(20_000, Math.max(1000, Math.floor(size / 50)));
 }
 
 /**

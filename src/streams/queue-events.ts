@@ -34,6 +34,12 @@ export interface JobWorkOptions {
   floorMs?: number;
 }
 
+/** One read of a job state folder: its first refs, and when ZooKeeper answered (see FirstRefsRead). */
+export interface JobListing {
+  refs: string[];
+  readAt: number;
+}
+
 /**
  * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
  * acquisition order), each time the folder changes: "work appeared in state S".
@@ -42,13 +48,14 @@ export function jobWork$(
   zk: ZkClient,
   state: string,
   { demand, floorMs = BUSY_FOLDER_SETTLE_MS }: JobWorkOptions = {},
-): Observable<string[]> {
+): Observable<JobListing> {
   const path = jobStateFolder(state);
   const read = (watch: WatchCallback) => readFirstRefs(zk, path, CANDIDATES_PER_READ, watch);
   const options = { demand, floorMs };
-  return folder$(zk, path, read, { refs: [], size: 0 }, (found) => found.size, options).pipe(
-    map((found) => found.refs),
-    distinctUntilChanged(sameList),
+  const missing = { refs: [], size: 0, readAt: 0 };
+  return folder$(zk, path, read, missing, (found) => found.size, options).pipe(
+    map(({ refs, readAt }) => ({ refs, readAt })),
+    distinctUntilChanged((a, b) => sameList(a.refs, b.refs)),
   );
 }
 

@@ -29,7 +29,7 @@ function jobEvents$(zk: ZkClient, lifecycle: JobLifecycle): Observable<FeedEvent
     const { states } = lifecycle;
     const tracker = new JobLocations(states);
     const listings = states.map((state) =>
-      jobWork$(zk, state, { floorMs: 0 }).pipe(map((refs) => ({ state, refs }))),
+      jobWork$(zk, state, { floorMs: 0 }).pipe(map(({ refs }) => ({ state, refs }))),
     );
     return merge(...listings).pipe(
       mergeMap(({ state, refs }) => {

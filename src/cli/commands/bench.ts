@@ -31,7 +31,7 @@ export function registerBench(program: Command, ctx: CliContext): void {
     .option('--json', 'print one JSON object with every figure')
     .option(
       '--jobs <n>',
-      'jobs in the engine-throughput batch (default 5000; quick 300)',
+      'jobs in the engine-throughput batch (default 5000; quick 300); with --scale, jobs measured at each size after a warm-up (default 4000 after 2000; quick 300 after 100)',
       nonNegative('--jobs'),
     )
     .option(
@@ -53,7 +53,8 @@ export function registerBench(program: Command, ctx: CliContext): void {
           { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect },
           {
             sizes: flags.sizes ?? (quick ? [1_000, 5_000] : [10_000, 100_000, 1_000_000]),
-            throughputJobs: flags.jobs ?? (quick ? 300 : 3_000),
+            throughputJobs: flags.jobs ?? (quick ? 300 : 4_000),
+            warmupJobs: quick ? 100 : 2_000,
             quick,
             resultsDir: flags.results,
             progress: (line) => ctx.stderr.write(`${line}\n`),

@@ -102,6 +102,26 @@ describe('the consumer', () => {
     expect(acquired).toEqual(['a', 'b', 'a']);
   });
 
+  it('does not take again an item that moved on after a listing was read, though that listing names it', async () => {
+    const { consumer, acquired, finish } = consumerOf(1);
+    consumer.offer(['a', 'b']);
+    await tick();
+    const readAt = performance.now(); // ZooKeeper answers a re-read while a is still pending
+    finish.get('a')!(); // a moves on before that listing is taken in
+    await tick();
+    consumer.offer(['a', 'b', 'c'], readAt);
+    await tick();
+    expect(acquired).toEqual(['a', 'b']); // b, not the stale a
+    finish.get('b')!();
+    await tick();
+    expect(acquired).toEqual(['a', 'b', 'c']);
+    finish.get('c')!();
+    await tick();
+    consumer.offer(['a']); // read after a moved on: a is back (requeued)
+    await tick();
+    expect(acquired).toEqual(['a', 'b', 'c', 'a']);
+  });
+
   it('does not try a candidate said to have left another way, until a new listing', async () => {
     const { consumer, acquired } = consumerOf(2);
     consumer.left('a'); // failed as incomplete by the engine, still named by a stale listing

@@ -1,0 +1,21 @@
+import { describe, expect, it } from 'vitest';
+import { settleDelayFor } from '../../../src/streams/children.js';
+
+describe('settleDelayFor', () => {
+  it('waits the floor for small folders, 1 s at 20,000 children, 2 s at 100,000, 20 s from 1,000,000', () => {
+    expect(settleDelayFor(0, 50)).toBe(50);
+    expect(settleDelayFor(20_000)).toBe(1000);
+    expect(settleDelayFor(100_000)).toBe(2000);
+    expect(settleDelayFor(1_000_000)).toBe(20_000);
+    expect(settleDelayFor(5_000_000)).toBe(20_000);
+  });
+
+  it('never waits less for a bigger folder', () => {
+    let before = 0;
+    for (let size = 0; size <= 1_200_000; size += 500) {
+      const delay = settleDelayFor(size, 50);
+      expect(delay, `at ${size} children`).toBeGreaterThanOrEqual(before);
+      before = delay;
+    }
+  });
+});
