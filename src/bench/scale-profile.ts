@@ -43,8 +43,9 @@ export interface ScalePoint {
   jobs_per_s: number;
   /** Job transitions/s in the same window, and that ÷ this size's 64-in-flight ceiling. */
   transitions_per_s: number;
-  /** Multis 64 in flight, measured on the warm server just before the service (see warmCeiling). */
+  /** Multis 64 in flight on the warm server: the higher of just before and just after the service (see warmCeiling). */
   ceiling_multi_64_tx_per_s: number;
+  ceiling_before_after_tx_per_s: [number, number];
   ratio_transitions_to_ceiling: number;
   engine_cpu_ms_per_job: number;
   doctor_ms: number;
@@ -61,6 +62,8 @@ export interface ScalePoint {
   zk_data_mb: number;
   /** The newest snapshot after a restart (a starting server writes one of the whole tree). */
   zk_snapshot_mb: number;
+  /** Snapshots ZooKeeper finished writing while the service was measured (a local server only). */
+  zk_snapshots_during_service: number;
   /** From the restart to serving again: loading the snapshot and logs. */
   zk_restart_ms: number;
 }
@@ -139,21 +142,30 @@ async function scaleServer(config: Config, dir: string) {
 }
 
 /**
- * The 64-in-flight ceiling at one size, measured next to the service (after doctor, just before
- * it): on the server as warm as the service finds it and holding this size's tree. A server just
- * started takes multis at about half its warm rate (one measured here: 5,500 and 6,900 tx/s in its
- * first two 3 s runs, 10,900-12,400 in the next three), so a first run warms it and the second is
- * the figure. Its nodes are deleted afterwards (they are not the queue's, nor its snapshot's).
+ * The 64-in-flight ceiling on a warm server holding this size's tree, under `root` (its nodes
+ * left for {@link dropCeilingNodes}). A server just started takes multis at about half its warm
+ * rate (one measured here: 5,500 and 6,900 tx/s in its first two 3 s runs, 10,900-12,400 in the
+ * next three), and the profile's first ceiling, measured so, flattered the ratio; a short first
+ * run warms both sides. The profile measures it just before and just after the service and
+ * takes the higher: on a machine whose speed moves between minutes, the ratio is never taken to
+ * a slump.
  */
-async function warmCeiling(connectString: string, size: number, quick: boolean): Promise<number> {
+async function warmCeiling(connectString: string, root: string, quick: boolean): Promise<number> {
   const raw = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
-  const roots = [`/m64-warmup-${size}`, `/m64-${size}`];
   try {
-    const durationMs = quick ? 1000 : 3000;
-    await multiCeiling(raw, { inFlight: 64, durationMs, root: roots[0]! });
-    const ceiling = await multiCeiling(raw, { inFlight: 64, durationMs, root: roots[1]! });
-    for (const root of roots) await persist('ceiling cleanup', () => raw.deleteRecursive(root));
-    return ceiling;
+    await multiCeiling(raw, { inFlight: 64, durationMs: quick ? 500 : 1000, root: `${root}-warmup` });
+    return await multiCeiling(raw, { inFlight: 64, durationMs: quick ? 1000 : 3000, root });
+  } finally {
+    await raw.close();
+  }
+}
+
+/** Deletes what {@link warmCeiling} left under `roots` (not the queue's nodes, nor its snapshot's). */
+async function dropCeilingNodes(connectString: string, roots: readonly string[]): Promise<void> {
+  const raw = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
+  try {
+    for (const root of roots.flatMap((r) => [`${r}-warmup`, r]))
+      await persist('ceiling cleanup', () => raw.deleteRecursive(root));
   } finally {
     await raw.close();
   }
@@ -169,15 +181,19 @@ async function treeSize(host: string | undefined, port: number | undefined) {
 
 /** The newest snapshot's size, MB (NaN without a local server). */
 function snapshotMb(dir: string): number {
+  const newest = snapshots(dir).sort((a, b) => b.mtimeMs - a.mtimeMs)[0];
+  return newest ? newest.size / 1e6 : Number.NaN;
+}
+
+/** The snapshot files of a local server (none without one). */
+function snapshots(dir: string): { mtimeMs: number; size: number }[] {
   try {
     const data = join(dir, 'data', 'version-2');
-    const snapshots = readdirSync(data)
+    return readdirSync(data)
       .filter((name) => name.startsWith('snapshot.'))
       .map((name) => statSync(join(data, name)));
-    snapshots.sort((a, b) => b.mtimeMs - a.mtimeMs);
-    return snapshots[0] ? snapshots[0].size / 1e6 : Number.NaN;
   } catch {
-    return Number.NaN;
+    return [];
   }
 }
 
@@ -250,12 +266,23 @@ export async function runScaleProfile(
       say(
         `${size} waiting: doctor ${round(doctor.ms)} ms, ${round(doctor.rssMbPeak)} MB${doctor.failed ? `, FAILED ${doctor.failed}` : ''}`,
       );
-      const ceiling = await warmCeiling(server.connectString, size, options.quick);
-      say(`${size} waiting: ceiling, multi 64 in flight ${round(ceiling)} tx/s`);
-      const service = await measureService(connectString, work, `at-${size}`, {
+      const ceilingRoots = [`/m64-before-${size}`, `/m64-after-${size}`] as const;
+      const before = await warmCeiling(server.connectString, ceilingRoots[0], options.quick);
+      const serviceFrom = Date.now();
+      const service = await measureService(zk, connectString, work, `at-${size}`, {
         jobs: options.throughputJobs,
         warmupJobs: options.warmupJobs,
       });
+      // A snapshot written meanwhile (ZooKeeper's own, every 50,000-100,000 transactions) costs
+      // the server a core for seconds at a million jobs: said, so a slow point can be read.
+      const serviceUntil = Date.now();
+      const snapshotsInService = snapshots(serverDir).filter(
+        (s) => s.mtimeMs >= serviceFrom && s.mtimeMs <= serviceUntil,
+      ).length;
+      const after = await warmCeiling(server.connectString, ceilingRoots[1], options.quick);
+      await dropCeilingNodes(server.connectString, ceilingRoots);
+      const ceiling = Math.max(before, after);
+      say(`${size} waiting: ceiling, multi 64 in flight ${round(before)} tx/s before, ${round(after)} after`);
       // Last, so nothing above is measured against a server that has just loaded its tree.
       const tree = await treeSize(server.host, server.port);
       await zk.close();
@@ -275,6 +302,7 @@ export async function runScaleProfile(
         jobs_per_s: round(service.jobsPerS),
         transitions_per_s: round(service.transitionsPerS),
         ceiling_multi_64_tx_per_s: round(ceiling),
+        ceiling_before_after_tx_per_s: [round(before), round(after)],
         ratio_transitions_to_ceiling: round(service.transitionsPerS / ceiling, 3),
         engine_cpu_ms_per_job: round(service.cpuMsPerJob, 2),
         doctor_ms: round(doctor.ms),
@@ -292,6 +320,7 @@ export async function runScaleProfile(
         zk_znodes: tree.znodes,
         zk_data_mb: round(tree.dataMb),
         zk_snapshot_mb: round(snapshot),
+        zk_snapshots_during_service: snapshotsInService,
         zk_restart_ms: round(restartMs),
       });
     }

@@ -1,10 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync, readSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { merrittJobLifecycle } from '../../machines/index.js';
 import { packagePath } from '../package-root.js';
+import { jobStateFolder } from '../queue/paths.js';
 import { SERVE_NODE_FLAGS } from '../serve-flags.js';
+import { outcomeStates } from '../telemetry/metrics-history.js';
+import type { ZkClient } from '../zk/index.js';
 import { freePort } from '../zk-server/free-port.js';
+import { persist } from './retry.js';
 import { cpuSeconds, rssMb } from './scale.js';
 import { median } from './stats.js';
 
@@ -48,13 +52,6 @@ export interface ServiceFigures {
   loopMaxByPhase: { warmup: number; window: number; api: number };
 }
 
-interface LedgerLine {
-  kind: string;
-  to?: string;
-  item: string;
-  t: number;
-}
-
 function jsonLines<T>(file: string): T[] {
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
@@ -63,52 +60,23 @@ function jsonLines<T>(file: string): T[] {
     .map((line) => JSON.parse(line) as T);
 }
 
-/**
- * A growing JSON-lines ledger read from where the last read stopped. Reading the whole file on
- * every poll cost the measuring process 60-85 ms a poll by the end of a 3,000-job window (47,000
- * lines): about 15 % of a core taken from the two the service and ZooKeeper share while they are
- * measured. Keeps the job commits only.
- */
-class LedgerTail {
-  private fd: number | undefined;
-  private offset = 0;
-  private partial = '';
-  private readonly decoder = new StringDecoder('utf8');
-  private readonly chunk = Buffer.alloc(1 << 20);
-  /** The first commit of any item, and every job commit in file order. */
-  first: LedgerLine | undefined;
-  readonly jobCommits: LedgerLine[] = [];
-  readonly completions: LedgerLine[] = [];
+/** Job commits the service has counted (`mrtq_transitions_total{kind="job"}` on its GET /metrics). */
+async function jobTransitions(base: string): Promise<number> {
+  const response = await fetch(`${base}/metrics`);
+  if (!response.ok) throw new Error(`GET ${base}/metrics: ${response.status}`);
+  let sum = 0;
+  for (const line of (await response.text()).split('\n'))
+    if (line.startsWith('mrtq_transitions_total{') && line.includes('kind="job"'))
+      sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
 
-  constructor(private readonly file: string) {}
-
-  /** Takes in the lines appended since the last call. */
-  read(): void {
-    if (this.fd === undefined) {
-      if (!existsSync(this.file)) return;
-      this.fd = openSync(this.file, 'r');
-    }
-    for (;;) {
-      const n = readSync(this.fd, this.chunk, 0, this.chunk.length, this.offset);
-      if (n === 0) return;
-      this.offset += n;
-      const lines = (this.partial + this.decoder.write(this.chunk.subarray(0, n))).split('\n');
-      this.partial = lines.pop()!;
-      for (const text of lines) {
-        if (!text.includes('"kind":"commit"')) continue;
-        const line = JSON.parse(text) as LedgerLine;
-        this.first ??= line;
-        if (!line.item.startsWith('jid')) continue;
-        this.jobCommits.push(line);
-        if (line.to === 'completed') this.completions.push(line);
-      }
-    }
-  }
-
-  close(): void {
-    if (this.fd !== undefined) closeSync(this.fd);
-    this.fd = undefined;
-  }
+/** Children of the job state folders of `states`, summed (a stat each). */
+async function jobsIn(zk: ZkClient, states: readonly string[]): Promise<number> {
+  let sum = 0;
+  for (const state of states)
+    sum += (await persist(`${state} count`, () => zk.exists(jobStateFolder(state))))?.numChildren ?? 0;
+  return sum;
 }
 
 async function timedGet(url: string): Promise<number> {
@@ -155,8 +123,6 @@ function spawnService(connectString: string, work: string, httpPort: number, tag
       'simulated',
       '--sweep',
       '0',
-      '--ledger',
-      join(work, `${tag}-ledger.jsonl`),
       '--http-port',
       String(httpPort),
     ],
@@ -180,21 +146,30 @@ function spawnService(connectString: string, work: string, httpPort: number, tag
  * the waiting jobs: memory, first acquire, throughput and CPU per job over the `jobs` (a service
  * just started runs its first thousand jobs at about half its rate while V8 compiles its hot
  * paths: measured, 250-450 jobs/s and 2.5-2.8 ms CPU a job, against 500-780 and 1.2-1.9 after),
- * the API's overview and one listing page, and the event loop's longest stall. The process is
- * killed afterwards; the jobs it did not reach stay waiting.
+ * the API's overview and one listing page, and the event loop's longest stall. The service runs
+ * as deployed, without `--ledger` (its synchronous write per step was 6 % of its CPU): it is
+ * watched from outside, through ZooKeeper (a stat of a folder) and its own GET /metrics. The
+ * process is killed afterwards; the jobs it did not reach stay waiting.
  */
 export async function measureService(
+  zk: ZkClient,
   connectString: string,
   work: string,
   tag: string,
   { jobs, warmupJobs }: { jobs: number; warmupJobs: number },
 ): Promise<ServiceFigures> {
   const httpPort = await freePort();
-  const ledgerFile = join(work, `${tag}-ledger.jsonl`);
+  const base = `http://127.0.0.1:${httpPort}`;
   const loopFile = join(work, `${tag}-loop.jsonl`);
+  const lifecycle = merrittJobLifecycle;
+  const { completed: completedStates } = outcomeStates(lifecycle);
+  // Seen from outside, as an operator would: the first commit takes a job out of the initial
+  // state's folder (its cversion moves), completions are children of the completed folders.
+  const intake = () => persist('intake folder', () => zk.exists(jobStateFolder(lifecycle.initial)));
+  const intakeBefore = (await intake())?.cversion;
+  const completedBefore = await jobsIn(zk, completedStates);
   const child = spawnService(connectString, work, httpPort, tag);
   const rss = watchRss(child.pid!);
-  const ledger = new LedgerTail(ledgerFile);
   let output = '';
   let unread = '';
   let startingAt: number | undefined;
@@ -221,25 +196,34 @@ export async function measureService(
       if (Date.now() > deadline)
         throw new Error(`service did not finish ${jobs} jobs:\n${output.slice(-3000)}`);
     };
-    // The window opens at the completion after the warm-up (at least the first: the pipeline is
-    // full) and closes `jobs` completions later; CPU is read when each end is seen (polled).
-    const opening = Math.max(1, warmupJobs);
-    let cpuAtOpen: number | undefined;
-    for (;;) {
+    let firstCommitAt: number | undefined;
+    while (firstCommitAt === undefined) {
       check();
-      ledger.read();
-      if (cpuAtOpen === undefined && ledger.completions.length >= opening) cpuAtOpen = cpuSeconds(child.pid!);
-      if (ledger.completions.length > opening + jobs - 1) break;
+      if ((await intake())?.cversion !== intakeBefore) firstCommitAt = Date.now();
+      else await pause(10);
+    }
+    /** Completions, CPU and job commits so far, read together (a few ms). */
+    const mark = async () => ({
+      at: Date.now(),
+      cpu: cpuSeconds(child.pid!),
+      done: (await jobsIn(zk, completedStates)) - completedBefore,
+      transitions: await jobTransitions(base),
+    });
+    const completions = async () => (await jobsIn(zk, completedStates)) - completedBefore;
+    // The window opens once `warmupJobs` are done and closes `jobs` completions later (polled).
+    while ((await completions()) < Math.max(1, warmupJobs)) {
+      check();
       await pause(100);
     }
-    const cpuAtClose = cpuSeconds(child.pid!);
-    const first = ledger.completions[opening - 1]!;
-    const last = ledger.completions[opening - 1 + jobs]!;
-    const seconds = (last.t - first.t) / 1000;
-    const transitions = ledger.jobCommits.filter((l) => l.t > first.t && l.t <= last.t).length;
-    const firstCommit = ledger.first!;
+    const open = await mark();
+    while ((await completions()) - open.done < jobs) {
+      check();
+      await pause(100);
+    }
+    const close = await mark();
+    const seconds = (close.at - open.at) / 1000;
+    const done = close.done - open.done;
 
-    const base = `http://127.0.0.1:${httpPort}`;
     const overview: number[] = [];
     const page: number[] = [];
     for (let i = 0; i < 5; i++) {
@@ -250,11 +234,11 @@ export async function measureService(
     const running = runningAt ?? Number.POSITIVE_INFINITY;
     return {
       rssMbPeak: rss.stop(),
-      firstAcquireMs: firstCommit.t - (startingAt ?? Number.NaN),
-      jobsPerS: jobs / seconds,
-      transitionsPerS: transitions / seconds,
-      // CPU is read when the window's ends are seen (a poll of 100 ms): a close estimate.
-      cpuMsPerJob: ((cpuAtClose - (cpuAtOpen ?? Number.NaN)) * 1000) / jobs,
+      // Seen within 10 ms (the poll) plus a stat's round trip.
+      firstAcquireMs: firstCommitAt - (startingAt ?? Number.NaN),
+      jobsPerS: done / seconds,
+      transitionsPerS: (close.transitions - open.transitions) / seconds,
+      cpuMsPerJob: ((close.cpu - open.cpu) * 1000) / done,
       overviewMs: median(overview),
       listingPageMs: median(page),
       loopMaxMs: Math.max(0, ...loops.filter((l) => l.t > running + 500).map((l) => l.maxMs)),
@@ -263,15 +247,17 @@ export async function measureService(
       loopMaxByPhase: {
         warmup: Math.max(
           0,
-          ...loops.filter((l) => l.t > running + 500 && l.t <= first.t).map((l) => l.maxMs),
+          ...loops.filter((l) => l.t > running + 500 && l.t <= open.at).map((l) => l.maxMs),
         ),
-        window: Math.max(0, ...loops.filter((l) => l.t > first.t && l.t <= last.t + 500).map((l) => l.maxMs)),
-        api: Math.max(0, ...loops.filter((l) => l.t > last.t + 500).map((l) => l.maxMs)),
+        window: Math.max(
+          0,
+          ...loops.filter((l) => l.t > open.at && l.t <= close.at + 500).map((l) => l.maxMs),
+        ),
+        api: Math.max(0, ...loops.filter((l) => l.t > close.at + 500).map((l) => l.maxMs)),
       },
     };
   } finally {
     rss.stop();
-    ledger.close();
     child.kill('SIGKILL');
   }
 }
