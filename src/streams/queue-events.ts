@@ -42,7 +42,9 @@ export interface JobListing {
 
 /**
  * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
- * acquisition order), each time the folder changes: "work appeared in state S".
+ * acquisition order), each time the folder changes: "work appeared in state S". Every read is
+ * emitted, the same refs as the last included: a later read naming a job again says it is there
+ * as of a later time (it came back after a consumer saw it move on; see `Consumer.offer`).
  */
 export function jobWork$(
   zk: ZkClient,
@@ -55,7 +57,6 @@ export function jobWork$(
   const missing = { refs: [], size: 0, readAt: 0 };
   return folder$(zk, path, read, missing, (found) => found.size, options).pipe(
     map(({ refs, readAt }) => ({ refs, readAt })),
-    distinctUntilChanged((a, b) => sameList(a.refs, b.refs)),
   );
 }
 
