@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../config.js';
 import { packagePath } from '../package-root.js';
-import { jobStateFolder } from '../queue/paths.js';
 import type { QueueContext } from '../queue/context.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
@@ -16,7 +15,7 @@ import { multiCeiling } from './ceiling.js';
 import { startBenchEngine, submitSimulated } from './engine-run.js';
 import { describeMachine, type MachineDescription } from './machine.js';
 import { persist } from './retry.js';
-import { measureDoctor, measureService } from './scale-service.js';
+import { jobsIn, measureDoctor, measureService } from './scale-service.js';
 import { median, round } from './stats.js';
 
 /** Objects per batch when the profile fills the queue: expansion makes several batches, as Merritt's do. */
@@ -150,25 +149,15 @@ async function scaleServer(config: Config, dir: string) {
  * takes the higher: on a machine whose speed moves between minutes, the ratio is never taken to
  * a slump.
  */
-async function warmCeiling(connectString: string, root: string, quick: boolean): Promise<number> {
-  const raw = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
-  try {
-    await multiCeiling(raw, { inFlight: 64, durationMs: quick ? 500 : 1000, root: `${root}-warmup` });
-    return await multiCeiling(raw, { inFlight: 64, durationMs: quick ? 1000 : 3000, root });
-  } finally {
-    await raw.close();
-  }
+async function warmCeiling(raw: ZkClient, root: string, quick: boolean): Promise<number> {
+  await multiCeiling(raw, { inFlight: 64, durationMs: quick ? 500 : 1000, root: `${root}-warmup` });
+  return multiCeiling(raw, { inFlight: 64, durationMs: quick ? 1000 : 3000, root });
 }
 
 /** Deletes what {@link warmCeiling} left under `roots` (not the queue's nodes, nor its snapshot's). */
-async function dropCeilingNodes(connectString: string, roots: readonly string[]): Promise<void> {
-  const raw = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
-  try {
-    for (const root of roots.flatMap((r) => [`${r}-warmup`, r]))
-      await persist('ceiling cleanup', () => raw.deleteRecursive(root));
-  } finally {
-    await raw.close();
-  }
+async function dropCeilingNodes(raw: ZkClient, roots: readonly string[]): Promise<void> {
+  for (const root of roots.flatMap((r) => [`${r}-warmup`, r]))
+    await persist('ceiling cleanup', () => raw.deleteRecursive(root));
 }
 
 /** zk_znode_count and zk_approximate_data_size from `mntr` (NaN when the server is not ours). */
@@ -195,11 +184,6 @@ function snapshots(dir: string): { mtimeMs: number; size: number }[] {
   } catch {
     return [];
   }
-}
-
-async function pendingCount(zk: ZkClient): Promise<number> {
-  const stat = await persist('pending count', () => zk.exists(jobStateFolder('pending')));
-  return stat?.numChildren ?? 0;
 }
 
 /**
@@ -249,9 +233,13 @@ export async function runScaleProfile(
   try {
     const points: ScalePoint[] = [];
     for (const size of options.sizes) {
-      // A session per size: the restart below (a big tree loads for longer than a session lasts) ends it.
-      const zk = await persist('connect', () => connectZk({ connectString, sessionTimeoutMs: 30_000 }));
-      sessions.push(zk);
+      // Sessions per size: the restart below (a big tree loads for longer than a session lasts)
+      // ends them. `raw` (no chroot) measures the ceilings beside the queue.
+      const connect = (to: string) =>
+        persist('connect', () => connectZk({ connectString: to, sessionTimeoutMs: 30_000 }));
+      const zk = await connect(connectString);
+      const raw = await connect(server.connectString);
+      sessions.push(zk, raw);
       await persist('queue tree', () => ensureQueueTree(zk));
       const queue: QueueContext = {
         zk,
@@ -259,7 +247,7 @@ export async function runScaleProfile(
         log: pino({ level: 'silent' }),
         now: () => new Date(),
       };
-      const missing = size - (await pendingCount(zk));
+      const missing = size - (await jobsIn(zk, [merrittJobLifecycle.initial]));
       const expansion = missing > 0 ? await expand(connectString, queue, missing) : Number.NaN;
       say(`${size} waiting: expansion ${round(expansion)} jobs/s`);
       const doctor = await measureDoctor(connectString);
@@ -267,7 +255,7 @@ export async function runScaleProfile(
         `${size} waiting: doctor ${round(doctor.ms)} ms, ${round(doctor.rssMbPeak)} MB${doctor.failed ? `, FAILED ${doctor.failed}` : ''}`,
       );
       const ceilingRoots = [`/m64-before-${size}`, `/m64-after-${size}`] as const;
-      const before = await warmCeiling(server.connectString, ceilingRoots[0], options.quick);
+      const before = await warmCeiling(raw, ceilingRoots[0], options.quick);
       const serviceFrom = Date.now();
       const service = await measureService(zk, connectString, work, `at-${size}`, {
         jobs: options.throughputJobs,
@@ -279,13 +267,13 @@ export async function runScaleProfile(
       const snapshotsInService = snapshots(serverDir).filter(
         (s) => s.mtimeMs >= serviceFrom && s.mtimeMs <= serviceUntil,
       ).length;
-      const after = await warmCeiling(server.connectString, ceilingRoots[1], options.quick);
-      await dropCeilingNodes(server.connectString, ceilingRoots);
+      const after = await warmCeiling(raw, ceilingRoots[1], options.quick);
+      await dropCeilingNodes(raw, ceilingRoots);
       const ceiling = Math.max(before, after);
       say(`${size} waiting: ceiling, multi 64 in flight ${round(before)} tx/s before, ${round(after)} after`);
       // Last, so nothing above is measured against a server that has just loaded its tree.
       const tree = await treeSize(server.host, server.port);
-      await zk.close();
+      await Promise.all([zk.close(), raw.close()]);
       const restartMs = server.restart ? await server.restart() : Number.NaN;
       const snapshot = snapshotMb(serverDir);
       say(`${size} waiting: ZooKeeper restarted in ${round(restartMs)} ms, snapshot ${round(snapshot)} MB`);

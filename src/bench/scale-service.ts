@@ -72,7 +72,7 @@ async function jobTransitions(base: string): Promise<number> {
 }
 
 /** Children of the job state folders of `states`, summed (a stat each). */
-async function jobsIn(zk: ZkClient, states: readonly string[]): Promise<number> {
+export async function jobsIn(zk: ZkClient, states: readonly string[]): Promise<number> {
   let sum = 0;
   for (const state of states)
     sum += (await persist(`${state} count`, () => zk.exists(jobStateFolder(state))))?.numChildren ?? 0;
@@ -202,14 +202,14 @@ export async function measureService(
       if ((await intake())?.cversion !== intakeBefore) firstCommitAt = Date.now();
       else await pause(10);
     }
+    const completions = async () => (await jobsIn(zk, completedStates)) - completedBefore;
     /** Completions, CPU and job commits so far, read together (a few ms). */
     const mark = async () => ({
       at: Date.now(),
       cpu: cpuSeconds(child.pid!),
-      done: (await jobsIn(zk, completedStates)) - completedBefore,
+      done: await completions(),
       transitions: await jobTransitions(base),
     });
-    const completions = async () => (await jobsIn(zk, completedStates)) - completedBefore;
     // The window opens once `warmupJobs` are done and closes `jobs` completions later (polled).
     while ((await completions()) < Math.max(1, warmupJobs)) {
       check();

@@ -9,7 +9,7 @@ import {
   queueLockPath,
   type QueueName,
 } from '../queue/paths.js';
-import { readFirstRefs } from '../queue/job-refs.js';
+import { readFirstRefs, type FirstRefsRead } from '../queue/job-refs.js';
 import type { WatchCallback, ZkClient } from '../zk/index.js';
 import { BUSY_FOLDER_SETTLE_MS, children$, folder$ } from './children.js';
 import { data$, exists$, type NodeValue } from './data.js';
@@ -34,11 +34,8 @@ export interface JobWorkOptions {
   floorMs?: number;
 }
 
-/** One read of a job state folder: its first refs, and when ZooKeeper answered (see FirstRefsRead). */
-export interface JobListing {
-  refs: string[];
-  readAt: number;
-}
+/** One read of a job state folder: its first refs, and when ZooKeeper answered. */
+export type JobListing = Pick<FirstRefsRead, 'refs' | 'readAt'>;
 
 /**
  * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
@@ -54,10 +51,8 @@ export function jobWork$(
   const path = jobStateFolder(state);
   const read = (watch: WatchCallback) => readFirstRefs(zk, path, CANDIDATES_PER_READ, watch);
   const options = { demand, floorMs };
-  const missing = { refs: [], size: 0, readAt: 0 };
-  return folder$(zk, path, read, missing, (found) => found.size, options).pipe(
-    map(({ refs, readAt }) => ({ refs, readAt })),
-  );
+  const missing: FirstRefsRead = { refs: [], size: 0, readAt: 0 };
+  return folder$(zk, path, read, missing, (found) => found.size, options);
 }
 
 /** The batch ids under /batches, each time one is created or removed. */
