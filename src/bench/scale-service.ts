@@ -87,6 +87,13 @@ async function timedGet(url: string): Promise<number> {
   return performance.now() - started;
 }
 
+/**
+ * The service's output kept for an error message: its last lines. The service logs a line a job
+ * (completions at info, about 700 a second here), and every chunk copies what is kept, in the
+ * process that measures on the same two cores.
+ */
+const OUTPUT_KEPT = 8_000;
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Samples a process's resident memory every 50 ms until stopped; returns the peak. */
@@ -176,7 +183,7 @@ export async function measureService(
   let runningAt: number | undefined;
   child.stdout!.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
-    output = (output + text).slice(-200_000);
+    output = (output + text).slice(-OUTPUT_KEPT);
     if (runningAt !== undefined) return;
     // Whole lines only, each looked at once, until both start-up lines are seen.
     const lines = (unread + text).split('\n');
@@ -188,7 +195,7 @@ export async function measureService(
         runningAt = (JSON.parse(line) as { time: number }).time;
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-200_000)));
+  child.stderr!.on('data', (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT)));
   try {
     const deadline = Date.now() + 1_800_000;
     const check = () => {

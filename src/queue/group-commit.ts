@@ -1,4 +1,4 @@
-import { isZkError, type Op, type ZkClient } from '../zk/index.js';
+import { ZkTransactionError, isZkError, type Op, type ZkClient } from '../zk/index.js';
 
 /** The most transitions one group holds: a group stays far below the request size limit. */
 const MAX_GROUP = 64;
@@ -57,7 +57,22 @@ export class GroupCommit {
       await this.zk.multi(group.flatMap((w) => w.ops));
       for (const w of group) w.resolve();
     } catch (err) {
-      // Refused (or too large to send as one): nothing was written, each goes alone.
+      if (group.length > 1 && err instanceof ZkTransactionError) {
+        // Refused: nothing was written. The op ZooKeeper names is the first that failed, in the
+        // member it belongs to (the ops before it passed); that member has its refusal, as alone,
+        // and the rest go again as one group.
+        const { member, offset } = memberAt(group, err.failedIndex);
+        member.reject(
+          new ZkTransactionError(
+            err.failedIndex - offset,
+            err.failedOp,
+            err.kind,
+            err.results.slice(offset, offset + member.ops.length),
+          ),
+        );
+        return this.send(group.filter((w) => w !== member));
+      }
+      // Too large to send as one (or refused otherwise): each goes alone.
       if (group.length > 1 && !(isZkError(err) && err.retryable)) {
         for (const w of group)
           this.zk.multi(w.ops).then(
@@ -69,4 +84,14 @@ export class GroupCommit {
       for (const w of group) w.reject(err);
     }
   }
+}
+
+/** The member of `group` whose ops hold the op at `index` of the group's multi, and where they start. */
+function memberAt(group: readonly Waiting[], index: number): { member: Waiting; offset: number } {
+  let offset = 0;
+  for (const member of group) {
+    if (index < offset + member.ops.length) return { member, offset };
+    offset += member.ops.length;
+  }
+  throw new Error(`group commit: op ${index} is beyond the group's ${offset} ops`);
 }

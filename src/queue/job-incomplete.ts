@@ -48,6 +48,10 @@ export async function failIncompleteJob(
 ): Promise<IncompleteOutcome> {
   const event = ctx.lifecycle.failureEvent(state);
   if (event === undefined) return { failed: false, reason: 'stays' };
+  // A job whose status names another state now (failed already, moved on) is not locked at all:
+  // a stale listing may have noted it again, and its lock, however brief, would refuse an
+  // operator mending it (a requeue answered LOCK_HELD).
+  if (await statusElsewhere(ctx, jid, state)) return { failed: false, reason: 'moved' };
   const attempt = await tryLock(ctx, jobPath(jid));
   if (!attempt.held) return { failed: false, reason: attempt.reason === 'locked' ? 'locked' : 'moved' };
   const { lock } = attempt;
@@ -106,6 +110,17 @@ async function failLocked(
   await ctx.zk.multi(ops);
   ctx.log.error({ jobId: jid, state, to: next.status }, `job ${jid} failed: ${message}`);
   return { failed: true, message };
+}
+
+/** True when the job's status node reads as a state other than `state` (one unlocked read). */
+async function statusElsewhere(ctx: QueueContext, jid: string, state: string): Promise<boolean> {
+  const [statusNode] = await ctx.zk.getDataMany([jobChild(jid, 'status')]);
+  if (!statusNode) return false; // the missing node may be this one
+  try {
+    return decodeJobStatus(jobChild(jid, 'status'), statusNode.data, ctx.lifecycle).status !== state;
+  } catch {
+    return false; // unreadable: failed under the lock, naming it, as before
+  }
 }
 
 /** The node loadJob finds missing, or undefined when the job reads whole now (or has other trouble). */

@@ -39,14 +39,26 @@ export async function createLockNode(ctx: QueueContext, path: string): Promise<L
     });
   }
   try {
-    await ctx.zk.create(path, null, 'ephemeral');
-    return { held: true, lock: { path, sessionId } };
+    // With the engine's group commit, with the other locks and transitions of this turn.
+    if (ctx.commits) await ctx.commits.commit([{ op: 'create', path, mode: 'ephemeral' }]);
+    else await ctx.zk.create(path, null, 'ephemeral');
   } catch (err) {
     if (isZkError(err, 'NODE_EXISTS')) return { held: false, reason: 'locked' };
     if (isZkError(err, 'NO_NODE')) return { held: false, reason: 'gone' };
     if (isZkError(err) && err.retryable) dropIfCreated(ctx, path, sessionId);
     throw err;
   }
+  // A group goes out a moment later: should a new session have taken over meanwhile, the lock is
+  // that session's, named after none this process holds: let it go rather than keep it unknown.
+  if (ctx.zk.sessionId !== sessionId) {
+    void releaseEventually(ctx, { path, sessionId: ctx.zk.sessionId });
+    throw new ZkError('CONNECTION_LOSS', {
+      operation: 'create',
+      path,
+      message: `create ${path}: CONNECTION_LOSS, the ZooKeeper session changed while the lock was made; released`,
+    });
+  }
+  return { held: true, lock: { path, sessionId } };
 }
 
 /**

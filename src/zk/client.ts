@@ -15,6 +15,7 @@ import {
 import { assertRequestFits } from './limits.js';
 import { addOps, interpretResults, validateOps, type RawOpResult } from './multi.js';
 import { pathPrefixes, validatePath } from './paths.js';
+import { ReadBatch } from './read-batch.js';
 import { deleteRecursive } from './recursive-delete.js';
 import type { Done } from './requests.js';
 import { endFailed, requestSpan } from './tracing.js';
@@ -122,23 +123,41 @@ export class ZkClient {
   async getDataMany(paths: readonly string[]): Promise<Array<NodeData | undefined>> {
     if (paths.length === 0) return [];
     if (this.multiReadMissing) return Promise.all(paths.map((path) => this.getDataIfExists(path)));
-    const raw = await this.call<RawReadResult[] | null>('multiRead', undefined, (zk, done) => {
-      for (const path of paths) validatePath(path, 'multiRead');
+    // Checked here, so a bad path or an oversized read is this caller's error alone, never that
+    // of the callers its read is merged with.
+    for (const path of paths) validatePath(path, 'multiRead');
+    assertRequestFits(
+      'multiRead',
+      paths.map((path) => ({ path, data: undefined })),
+      this.settings.chroot,
+    );
+    const raw = await this.reads.read(paths);
+    if (raw === null) {
+      if (!this.multiReadMissing)
+        this.settings.log.warn(
+          'the ZooKeeper server has no multiRead (older than 3.6): reading nodes one by one',
+        );
+      this.multiReadMissing = true;
+      return this.getDataMany(paths);
+    }
+    return paths.map((path, i) => readResult(path, raw[i]));
+  }
+
+  /** getDataMany calls of one turn, merged into one multiRead (see ReadBatch). */
+  private readonly reads = new ReadBatch<RawReadResult>((paths) =>
+    this.call<RawReadResult[] | null>('multiRead', undefined, (zk, done) => {
       assertRequestFits(
         'multiRead',
         paths.map((path) => ({ path, data: undefined })),
         this.settings.chroot,
       );
       multiReadData(zk, paths, done);
-    });
-    if (raw === null) {
-      this.multiReadMissing = true;
-      this.settings.log.warn(
-        'the ZooKeeper server has no multiRead (older than 3.6): reading nodes one by one',
-      );
-      return this.getDataMany(paths);
-    }
-    return paths.map((path, i) => readResult(path, raw[i]));
+    }),
+  );
+
+  /** Requests the merged reads took, and the getDataMany calls they answered. */
+  get readMerges(): { requests: number; callers: number } {
+    return { requests: this.reads.requests, callers: this.reads.callers };
   }
 
   private multiReadMissing = false;

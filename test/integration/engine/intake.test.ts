@@ -13,14 +13,27 @@ import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
 
-/** Counts, per job, the lock nodes `zk` creates (every other request goes through unchanged). */
+/**
+ * Counts, per job, the lock nodes `zk` creates: alone, or in a multi of the engine's group commit
+ * (counted once the multi is applied: a group refused for another member's sake is sent again).
+ * Every request goes through unchanged.
+ */
 function countJobLocks(zk: ZkClient): Map<string, number> {
   const locks = new Map<string, number>();
-  const create = zk.create.bind(zk);
-  zk.create = (path, ...rest) => {
+  const count = (path: string) => {
     const jid = /^\/jobs\/(jid[^/]+)\/lock$/.exec(path)?.[1];
     if (jid !== undefined) locks.set(jid, (locks.get(jid) ?? 0) + 1);
+  };
+  const create = zk.create.bind(zk);
+  zk.create = (path, ...rest) => {
+    count(path);
     return create(path, ...rest);
+  };
+  const multi = zk.multi.bind(zk);
+  zk.multi = async (ops) => {
+    const results = await multi(ops);
+    for (const op of ops) if (op.op === 'create') count(op.path);
+    return results;
   };
   return locks;
 }

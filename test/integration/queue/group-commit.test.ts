@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GroupCommit } from '../../../src/queue/group-commit.js';
 import { ZkTransactionError, type Op } from '../../../src/zk/index.js';
+import { tryLock } from '../../../src/queue/locks.js';
+import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -42,9 +44,13 @@ describe('group commit', () => {
     await seed('/g2', 5, zk);
     await zk.delete('/g2/item3/lock'); // item 3's lock is gone: its transition must not apply
     const group = new GroupCommit(zk);
+    const sent: string[] = [];
+    zk.observeRequests((operation) => sent.push(operation));
     const outcomes = await Promise.allSettled(
       Array.from({ length: 5 }, (_, i) => group.commit(transition('/g2', i))),
-    );
+    ).finally(() => zk.observeRequests(undefined));
+    // The refused group, then the four others again as one.
+    expect(sent).toEqual(['multi', 'multi']);
     expect(outcomes.map((o) => o.status)).toEqual([
       'fulfilled',
       'fulfilled',
@@ -82,5 +88,65 @@ describe('group commit', () => {
     );
     expect((await zk.getData('/g4/item2')).data?.length).toBe(400_000);
     expect(group.groups).toBe(1);
+  });
+
+  it('refuses each failing member with its own error, one multi more per refusal', async () => {
+    const zk = await chroot.connect();
+    await seed('/g5', 6, zk);
+    await zk.delete('/g5/item1/lock');
+    await zk.setData('/g5/item4', 'moved by someone else'); // item 4's status version is 1 now
+    const group = new GroupCommit(zk);
+    const sent: string[] = [];
+    zk.observeRequests((operation) => sent.push(operation));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => group.commit(transition('/g5', i))),
+    ).finally(() => zk.observeRequests(undefined));
+    expect(sent).toEqual(['multi', 'multi', 'multi']);
+    expect(outcomes.map((o) => o.status)).toEqual([
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+      'fulfilled',
+      'rejected',
+      'fulfilled',
+    ]);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
+      kind: 'NO_NODE',
+      failedIndex: 0,
+      failedOp: { path: '/g5/item1/lock' },
+      results: ['NO_NODE', 'ROLLED_BACK', 'ROLLED_BACK', 'ROLLED_BACK'],
+    });
+    expect((outcomes[4] as PromiseRejectedResult).reason).toMatchObject({
+      kind: 'BAD_VERSION',
+      failedIndex: 1,
+      failedOp: { path: '/g5/item4' },
+      results: ['OK', 'BAD_VERSION', 'ROLLED_BACK', 'ROLLED_BACK'],
+    });
+    expect((await zk.getChildren('/g5/to')).sort()).toEqual(['item0', 'item2', 'item3', 'item5']);
+  });
+
+  it("takes the locks of one turn in one multi; a lock held elsewhere or an item gone is that item's answer alone", async () => {
+    const zk = await chroot.connect();
+    const other = await chroot.connect();
+    for (let i = 0; i < 5; i++) await zk.mkdirp(`/g6/item${i}`);
+    await other.create('/g6/item2/lock', null, 'ephemeral');
+    const ctx = { ...queueContext(zk), commits: new GroupCommit(zk) };
+    const sent: string[] = [];
+    zk.observeRequests((operation) => sent.push(operation));
+    const attempts = await Promise.all([0, 1, 2, 3, 4, 9].map((i) => tryLock(ctx, `/g6/item${i}`))).finally(
+      () => zk.observeRequests(undefined),
+    );
+    expect(attempts.map((a) => (a.held ? 'held' : a.reason))).toEqual([
+      'held',
+      'held',
+      'locked',
+      'held',
+      'held',
+      'gone',
+    ]);
+    expect(sent).toEqual(['multi', 'multi', 'multi']);
+    for (const i of [0, 1, 3, 4])
+      expect((await zk.exists(`/g6/item${i}/lock`))?.ephemeralOwner).toBe(zk.sessionId);
+    expect((await zk.exists('/g6/item2/lock'))?.ephemeralOwner).toBe(other.sessionId);
   });
 });

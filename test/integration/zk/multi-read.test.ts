@@ -67,4 +67,51 @@ describe('getDataMany (one multiRead request)', () => {
   it('refuses a bad path before sending anything', async () => {
     await expect(zk.getDataMany(['/ok', 'relative'])).rejects.toMatchObject({ code: 'ZK_BAD_ARGUMENTS' });
   });
+
+  it('calls made in one turn go as one request, each answered with its own nodes', async () => {
+    await zk.mkdirp('/merge');
+    const jobs = Array.from({ length: 6 }, (_, i) => `/merge/j${i}`);
+    for (const job of jobs) {
+      await zk.mkdirp(job);
+      await zk.create(`${job}/status`, `${job} status`);
+    }
+    const seen: string[] = [];
+    const before = zk.readMerges;
+    zk.observeRequests((operation) => seen.push(operation));
+    let reads;
+    try {
+      reads = await Promise.all(jobs.map((job) => zk.getDataMany([`${job}/status`, `${job}/absent`])));
+    } finally {
+      zk.observeRequests(undefined);
+    }
+    expect(seen).toEqual(['multiRead']);
+    expect(zk.readMerges.callers - before.callers).toBe(jobs.length);
+    reads.forEach((read, i) => {
+      expect(read).toHaveLength(2);
+      expect(read[0]?.data?.toString()).toBe(`${jobs[i]} status`);
+      expect(read[1]).toBeUndefined();
+    });
+  });
+
+  it("one caller's refused read (NO_AUTH) or bad path fails that caller alone, not those merged with it", async () => {
+    const owner = await chroot.connect({
+      auth: { scheme: 'digest', credentials: 'eve:secret' },
+      acl: 'creator',
+    });
+    await owner.create('/secret', 'for eve only');
+    await zk.create('/open', 'anyone');
+
+    const [refused, bad, fine] = await Promise.allSettled([
+      zk.getDataMany(['/open', '/secret']),
+      zk.getDataMany(['relative']),
+      zk.getDataMany(['/open', '/nowhere']),
+    ]);
+    expect(refused).toMatchObject({ status: 'rejected', reason: { code: 'ZK_NO_AUTH', path: '/secret' } });
+    expect(bad).toMatchObject({ status: 'rejected', reason: { code: 'ZK_BAD_ARGUMENTS' } });
+    expect(fine.status).toBe('fulfilled');
+    if (fine.status === 'fulfilled') {
+      expect(fine.value[0]?.data?.toString()).toBe('anyone');
+      expect(fine.value[1]).toBeUndefined();
+    }
+  });
 });
