@@ -17,13 +17,7 @@ import {
 import { readFirstRefs } from '../queue/job-refs.js';
 import { ensureQueueTree } from '../queue/tree-init.js';
 import { isQueuePaused } from '../queue/queue-locks.js';
-import {
-  CANDIDATES_PER_READ,
-  children$,
-  collectionHolds$,
-  jobWork$,
-  queuePaused$,
-} from '../streams/index.js';
+import { candidatesPerRead, children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
 import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
 export { BATCH_WORK };
@@ -447,7 +441,7 @@ export class Engine {
     for (const state of this.served.jobStates) {
       const consumer = this.consumers.get(state) as Consumer<AcquiredJob> | undefined;
       await read({ state }, async () => {
-        const { refs, readAt } = await readFirstRefs(zk, jobStateFolder(state), CANDIDATES_PER_READ);
+        const { refs, readAt } = await readFirstRefs(zk, jobStateFolder(state), candidatesPerRead);
         consumer?.offer(refs, readAt);
       });
     }

@@ -8,7 +8,7 @@ export {
   batchIds$,
   batchProcessingEmpty$,
   batchStatus$,
-  CANDIDATES_PER_READ,
+  candidatesPerRead,
   collectionHolds$,
   jobWork$,
   queuePaused$,

@@ -11,7 +11,7 @@ import {
 } from '../queue/paths.js';
 import { readFirstRefs, type FirstRefsRead } from '../queue/job-refs.js';
 import type { WatchCallback, ZkClient } from '../zk/index.js';
-import { BUSY_FOLDER_SETTLE_MS, children$, folder$ } from './children.js';
+import { BUSY_FOLDER_SETTLE_MS, children$, folder$, settleDelayFor } from './children.js';
 import { data$, exists$, type NodeValue } from './data.js';
 
 const sameList = (a: string[], b: string[]): boolean =>
@@ -19,10 +19,18 @@ const sameList = (a: string[], b: string[]): boolean =>
 
 /**
  * How many of a job state folder's refs a read hands to its consumer: the first in acquisition
- * order. A consumer works through them between two reads; with a folder's re-read delay (at most
- * 20 s, {@link settleDelayFor}) it would take 1,000 jobs a second to run out.
+ * order, enough for the consumer to work through until the folder is read again (its re-read
+ * delay, {@link settleDelayFor}) at 2,500 jobs a second (one engine runs 750-950 here): 20,000,
+ * and up to 50,000 for a folder big enough to wait 20 s between reads (a million waiting; 20,000
+ * ran out at 1,000 jobs a second). Not more for smaller folders: the refs kept are sorted in one
+ * turn (50,000 took about 50 ms at 100,000 waiting, read every 2 s).
  */
-export const CANDIDATES_PER_READ = 20_000;
+export function candidatesPerRead(size: number): number {
+  const lastFor = Math.ceil((settleDelayFor(size) / 1000) * CANDIDATE_JOBS_PER_S);
+  return Math.min(50_000, Math.max(20_000, lastFor));
+}
+
+const CANDIDATE_JOBS_PER_S = 2_500;
 
 export interface JobWorkOptions {
   /** The consumer's demand: the folder is not re-read while it wants nothing. */
@@ -38,7 +46,7 @@ export interface JobWorkOptions {
 export type JobListing = Pick<FirstRefsRead, 'refs' | 'readAt'>;
 
 /**
- * Refs waiting in a job state folder (`PP-jid` names, the first {@link CANDIDATES_PER_READ} in
+ * Refs waiting in a job state folder (`PP-jid` names, the first {@link candidatesPerRead} in
  * acquisition order), each time the folder changes: "work appeared in state S". Every read is
  * emitted, the same refs as the last included: a later read naming a job again says it is there
  * as of a later time (it came back after a consumer saw it move on; see `Consumer.offer`).
@@ -49,7 +57,7 @@ export function jobWork$(
   { demand, floorMs = BUSY_FOLDER_SETTLE_MS }: JobWorkOptions = {},
 ): Observable<JobListing> {
   const path = jobStateFolder(state);
-  const read = (watch: WatchCallback) => readFirstRefs(zk, path, CANDIDATES_PER_READ, watch);
+  const read = (watch: WatchCallback) => readFirstRefs(zk, path, candidatesPerRead, watch);
   const options = { demand, floorMs };
   const missing: FirstRefsRead = { refs: [], size: 0, readAt: 0 };
   return folder$(zk, path, read, missing, (found) => found.size, options);

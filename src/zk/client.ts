@@ -117,8 +117,9 @@ export class ZkClient {
   /**
    * Reads several nodes in one request (ZooKeeper 3.6+ multiRead): one result per path, in
    * order, undefined for a node that does not exist. Any other failure of one read (NO_AUTH…)
-   * rejects the whole call, naming that path. Against a server without multiRead (older than
-   * 3.6) the nodes are read one request each, and this client stops trying multiRead.
+   * rejects the whole call, naming that path. The calls of one turn share a request (see
+   * ReadBatch); each is answered and refused on its own. Against a server without multiRead
+   * (older than 3.6) the nodes are read one request each, and this client stops trying multiRead.
    */
   async getDataMany(paths: readonly string[]): Promise<Array<NodeData | undefined>> {
     if (paths.length === 0) return [];

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { settleDelayFor } from '../../../src/streams/children.js';
+import { candidatesPerRead } from '../../../src/streams/queue-events.js';
 
 describe('settleDelayFor', () => {
   it('waits the floor for small folders, 1 s at 20,000 children, 2 s at 100,000, 20 s from 1,000,000', () => {
@@ -16,6 +17,18 @@ describe('settleDelayFor', () => {
       const delay = settleDelayFor(size, 50);
       expect(delay, `at ${size} children`).toBeGreaterThanOrEqual(before);
       before = delay;
+    }
+  });
+});
+
+describe('candidatesPerRead', () => {
+  it('hands over enough refs to last until the next read at 2,500 jobs a second: 20,000, 50,000 for a million', () => {
+    expect(candidatesPerRead(0)).toBe(20_000);
+    expect(candidatesPerRead(100_000)).toBe(20_000); // read again after 2 s: 5,000 would do
+    expect(candidatesPerRead(1_000_000)).toBe(50_000); // after 20 s
+    for (let size = 0; size <= 1_200_000; size += 1000) {
+      const count = candidatesPerRead(size);
+      expect(count * 1000, `at ${size} children`).toBeGreaterThanOrEqual(settleDelayFor(size) * 2500);
     }
   });
 });
