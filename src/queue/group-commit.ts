@@ -57,11 +57,13 @@ export class GroupCommit {
       await this.zk.multi(group.flatMap((w) => w.ops));
       for (const w of group) w.resolve();
     } catch (err) {
-      if (group.length > 1 && err instanceof ZkTransactionError) {
+      const at =
+        group.length > 1 && err instanceof ZkTransactionError ? memberAt(group, err.failedIndex) : undefined;
+      if (at && err instanceof ZkTransactionError) {
         // Refused: nothing was written. The op ZooKeeper names is the first that failed, in the
         // member it belongs to (the ops before it passed); that member has its refusal, as alone,
         // and the rest go again as one group.
-        const { member, offset } = memberAt(group, err.failedIndex);
+        const { member, offset } = at;
         member.reject(
           new ZkTransactionError(
             err.failedIndex - offset,
@@ -87,11 +89,11 @@ export class GroupCommit {
 }
 
 /** The member of `group` whose ops hold the op at `index` of the group's multi, and where they start. */
-function memberAt(group: readonly Waiting[], index: number): { member: Waiting; offset: number } {
+function memberAt(group: readonly Waiting[], index: number): { member: Waiting; offset: number } | undefined {
   let offset = 0;
   for (const member of group) {
-    if (index < offset + member.ops.length) return { member, offset };
+    if (index >= offset && index < offset + member.ops.length) return { member, offset };
     offset += member.ops.length;
   }
-  throw new Error(`group commit: op ${index} is beyond the group's ${offset} ops`);
+  return undefined; // not an op of the group: each member goes alone (below)
 }
