@@ -14,17 +14,15 @@ export const BUSY_FOLDER_SETTLE_MS = 50;
 
 /**
  * Wait after a change before re-reading a folder of `size` children: `floorMs` for small
- * folders, up to 1 s for 20,000; beyond that it grows with the folder (2 s at 100,000), up to
- * 20 s from 1,000,000. A folder with 10,000 children that loses one child per millisecond is
- * then read twice a second instead of a thousand times, and a backlog of a million (a 20 MB
- * reply) once in 20 s instead of every second; a new child of such a folder is seen within that
- * bound, while its consumer works through the refs it holds.
+ * folders, then a millisecond for every 20 children (500 ms at 10,000, 5 s at 100,000), up to
+ * 20 s from 400,000. A folder's names are then read at about 400 KB a second whatever its size
+ * (20 bytes a name; at most that while it changes), and less beyond 400,000: a folder of 10,000
+ * that loses one child per millisecond is read twice a second instead of a thousand times, and a
+ * backlog of a million (a 20 MB reply) once in 20 s. A new child of such a folder is seen within
+ * that bound, while its consumer works through the refs it holds (see candidatesPerRead).
  */
 export function settleDelayFor(size: number, floorMs = 0): number {
-  if (size <= 20_000) return Math.max(floorMs, Math.min(1000, Math.floor(size / 20)));
-  // Never less than a 20,000-child folder's second: between 20,000 and 50,000 children, size / 50
-  // alone was 400-1000 ms, so such a folder was read more often than a smaller one.
-  return Math.min(20_000, Math.max(1000, Math.floor(size / 50)));
+  return Math.max(floorMs, Math.min(20_000, Math.floor(size / 20)));
 }
 
 /**

@@ -21,9 +21,9 @@ const sameList = (a: string[], b: string[]): boolean =>
  * How many of a job state folder's refs a read hands to its consumer: the first in acquisition
  * order, enough for the consumer to work through until the folder is read again (its re-read
  * delay, {@link settleDelayFor}) at 2,500 jobs a second (one engine runs 750-950 here): 20,000,
- * and up to 50,000 for a folder big enough to wait 20 s between reads (a million waiting; 20,000
- * ran out at 1,000 jobs a second). Not more for smaller folders: the refs kept are sorted in one
- * turn (50,000 took about 50 ms at 100,000 waiting, read every 2 s).
+ * and up to 50,000 for a folder big enough to wait 20 s between reads (400,000 waiting and more;
+ * 20,000 ran out at 1,000 jobs a second). Not more for smaller folders: the refs kept are sorted
+ * in one turn (50,000 took about 50 ms at 100,000 waiting).
  */
 export function candidatesPerRead(size: number): number {
   const lastFor = Math.ceil((settleDelayFor(size) / 1000) * CANDIDATE_JOBS_PER_S);
