@@ -36,21 +36,21 @@ export interface FirstRefsRead {
 }
 
 /**
- * The first `countFor` refs of a job state folder in acquisition order (a number, or one for the
- * folder's size), and how many children it holds. The names are walked a slice per event-loop
- * turn and only `count` are kept: a backlog of
- * a million is a 20 MB reply, which decoded at once blocks the loop for 200–450 ms (measured).
+ * The first `countFor(size)` refs of a job state folder in acquisition order, and how many
+ * children it holds (`size`). The names are walked a slice per event-loop turn and only that many
+ * are kept: a backlog of a million is a 20 MB reply, which decoded at once blocks the loop for
+ * 200–450 ms (measured).
  * Rejects with NO_NODE when the folder is missing; `watch` as for `getChildren`.
  */
 export async function readFirstRefs(
   zk: ZkClient,
   path: string,
-  countFor: number | ((size: number) => number),
+  countFor: (size: number) => number,
   watch?: WatchCallback,
 ): Promise<FirstRefsRead> {
   const names = await zk.getChildNames(path, watch);
   const readAt = performance.now();
-  const count = typeof countFor === 'number' ? countFor : countFor(names.count);
+  const count = countFor(names.count);
   if (names.count <= count) return { refs: sortRefs(await names.toArray()), size: names.count, readAt };
   const first = new FirstRefs(count);
   await names.each((name) => first.offer(name));

@@ -144,16 +144,13 @@ export class ZkClient {
     return paths.map((path, i) => readResult(path, raw[i]));
   }
 
-  /** getDataMany calls of one turn, merged into one multiRead (see ReadBatch). */
+  /**
+   * getDataMany calls of one turn, merged into one multiRead (see ReadBatch). Each caller's paths
+   * were checked in getDataMany; a merged request stays within ReadBatch's limits (128 KB of
+   * paths), far below the request limit, and a bigger caller goes alone.
+   */
   private readonly reads = new ReadBatch<RawReadResult>((paths) =>
-    this.call<RawReadResult[] | null>('multiRead', undefined, (zk, done) => {
-      assertRequestFits(
-        'multiRead',
-        paths.map((path) => ({ path, data: undefined })),
-        this.settings.chroot,
-      );
-      multiReadData(zk, paths, done);
-    }),
+    this.call<RawReadResult[] | null>('multiRead', undefined, (zk, done) => multiReadData(zk, paths, done)),
   );
 
   /** Requests the merged reads took, and the getDataMany calls they answered. */

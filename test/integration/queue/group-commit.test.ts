@@ -3,6 +3,7 @@ import { GroupCommit } from '../../../src/queue/group-commit.js';
 import { ZkTransactionError, type Op } from '../../../src/zk/index.js';
 import { tryLock } from '../../../src/queue/locks.js';
 import { queueContext } from '../../support/queue-context.js';
+import { requestsDuring } from '../../support/requests.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -44,11 +45,9 @@ describe('group commit', () => {
     await seed('/g2', 5, zk);
     await zk.delete('/g2/item3/lock'); // item 3's lock is gone: its transition must not apply
     const group = new GroupCommit(zk);
-    const sent: string[] = [];
-    zk.observeRequests((operation) => sent.push(operation));
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 5 }, (_, i) => group.commit(transition('/g2', i))),
-    ).finally(() => zk.observeRequests(undefined));
+    const { value: outcomes, sent } = await requestsDuring(zk, () =>
+      Promise.allSettled(Array.from({ length: 5 }, (_, i) => group.commit(transition('/g2', i)))),
+    );
     // The refused group, then the four others again as one.
     expect(sent).toEqual(['multi', 'multi']);
     expect(outcomes.map((o) => o.status)).toEqual([
@@ -96,11 +95,9 @@ describe('group commit', () => {
     await zk.delete('/g5/item1/lock');
     await zk.setData('/g5/item4', 'moved by someone else'); // item 4's status version is 1 now
     const group = new GroupCommit(zk);
-    const sent: string[] = [];
-    zk.observeRequests((operation) => sent.push(operation));
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 6 }, (_, i) => group.commit(transition('/g5', i))),
-    ).finally(() => zk.observeRequests(undefined));
+    const { value: outcomes, sent } = await requestsDuring(zk, () =>
+      Promise.allSettled(Array.from({ length: 6 }, (_, i) => group.commit(transition('/g5', i)))),
+    );
     expect(sent).toEqual(['multi', 'multi', 'multi']);
     expect(outcomes.map((o) => o.status)).toEqual([
       'fulfilled',
@@ -131,10 +128,8 @@ describe('group commit', () => {
     for (let i = 0; i < 5; i++) await zk.mkdirp(`/g6/item${i}`);
     await other.create('/g6/item2/lock', null, 'ephemeral');
     const ctx = { ...queueContext(zk), commits: new GroupCommit(zk) };
-    const sent: string[] = [];
-    zk.observeRequests((operation) => sent.push(operation));
-    const attempts = await Promise.all([0, 1, 2, 3, 4, 9].map((i) => tryLock(ctx, `/g6/item${i}`))).finally(
-      () => zk.observeRequests(undefined),
+    const { value: attempts, sent } = await requestsDuring(zk, () =>
+      Promise.all([0, 1, 2, 3, 4, 9].map((i) => tryLock(ctx, `/g6/item${i}`))),
     );
     expect(attempts.map((a) => (a.held ? 'held' : a.reason))).toEqual([
       'held',

@@ -3,6 +3,7 @@ import { failIncompleteJob } from '../../../src/queue/job-incomplete.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
 import { writeForeignBatch } from '../../support/foreign-items.js';
 import { queueContext } from '../../support/queue-context.js';
+import { requestsDuring } from '../../support/requests.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -21,10 +22,8 @@ describe('failing a job that stayed without a node it needs', () => {
 
     // A stale listing of pending noted it again: the second try reads its status and stops there,
     // creating no lock an operator's requeue could meet.
-    const sent: string[] = [];
-    ctx.zk.observeRequests((operation) => sent.push(operation));
-    const again = await failIncompleteJob(ctx, jid, 'pending', 2000).finally(() =>
-      ctx.zk.observeRequests(undefined),
+    const { value: again, sent } = await requestsDuring(ctx.zk, () =>
+      failIncompleteJob(ctx, jid, 'pending', 2000),
     );
     expect(again).toEqual({ failed: false, reason: 'moved' });
     expect(sent).toEqual(['multiRead']);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ZkError, type ZkClient } from '../../../src/zk/index.js';
+import { requestsDuring } from '../../support/requests.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
@@ -34,16 +35,13 @@ describe('getDataMany (one multiRead request)', () => {
     await zk.mkdirp('/count');
     const paths = Array.from({ length: 8 }, (_, i) => `/count/n${i}`);
     for (const path of paths) await zk.create(path, path);
-    const seen: string[] = [];
-    zk.observeRequests((operation) => seen.push(operation));
-    try {
-      const many = await zk.getDataMany(paths);
-      expect(many.map((node) => node?.data?.toString())).toEqual(paths);
+    const { value: many, sent } = await requestsDuring(zk, async () => {
+      const read = await zk.getDataMany(paths);
       expect(await zk.getDataMany([])).toEqual([]);
-    } finally {
-      zk.observeRequests(undefined);
-    }
-    expect(seen).toEqual(['multiRead']);
+      return read;
+    });
+    expect(many.map((node) => node?.data?.toString())).toEqual(paths);
+    expect(sent).toEqual(['multiRead']);
   });
 
   it('a read the server refuses (NO_AUTH) rejects the call, naming that node', async () => {
@@ -75,16 +73,11 @@ describe('getDataMany (one multiRead request)', () => {
       await zk.mkdirp(job);
       await zk.create(`${job}/status`, `${job} status`);
     }
-    const seen: string[] = [];
     const before = zk.readMerges;
-    zk.observeRequests((operation) => seen.push(operation));
-    let reads;
-    try {
-      reads = await Promise.all(jobs.map((job) => zk.getDataMany([`${job}/status`, `${job}/absent`])));
-    } finally {
-      zk.observeRequests(undefined);
-    }
-    expect(seen).toEqual(['multiRead']);
+    const { value: reads, sent } = await requestsDuring(zk, () =>
+      Promise.all(jobs.map((job) => zk.getDataMany([`${job}/status`, `${job}/absent`]))),
+    );
+    expect(sent).toEqual(['multiRead']);
     expect(zk.readMerges.callers - before.callers).toBe(jobs.length);
     reads.forEach((read, i) => {
       expect(read).toHaveLength(2);
