@@ -1,11 +1,13 @@
 import type { JobLifecycle } from '../../machines/index.js';
 import { batchFolderForJob } from './batch-jobs.js';
 import { decodeObject, isOrphanJob, textOf, type RefIndex } from './doctor-index.js';
+import { isUnclampedAsWritten, unclampedRefNote } from './doctor-job-notes.js';
 import {
   minutes,
   olderThanGrace,
   problem,
   type CheckSettings,
+  type DoctorNote,
   type DoctorProblem,
 } from './doctor-problems.js';
 import type { JobScan } from './doctor-scan.js';
@@ -14,6 +16,12 @@ import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef } from '.
 /** The batches a job may belong to: the scan's batches by id. */
 export interface KnownBatches {
   has(bid: string): boolean;
+}
+
+/** What the checks of one job found: its problems, and what is worth telling without failing. */
+export interface JobFindings {
+  problems: DoctorProblem[];
+  notes: DoctorNote[];
 }
 
 /**
@@ -25,8 +33,9 @@ export function checkJob(
   batches: KnownBatches,
   index: RefIndex,
   settings: CheckSettings,
-): DoctorProblem[] {
-  if (!job.status) return missingStatus(job, index, settings);
+): JobFindings {
+  const notes: DoctorNote[] = [];
+  if (!job.status) return { problems: missingStatus(job, index, settings), notes };
   const out: DoctorProblem[] = [];
   const state = stateOf(job, out, settings.lifecycle);
   const priority = priorityOf(job, out);
@@ -36,12 +45,12 @@ export function checkJob(
   // Where refs belong follows from the status; with no usable status there is nothing to compare.
   if (state) {
     const refProblems = [
-      stateRefProblem(job.jid, state, priority, index, settings.lifecycle),
+      stateRefProblem(job.jid, state, priority, index, settings.lifecycle, notes),
       bid ? batchRefProblem(job.jid, state, bid, index, settings.lifecycle) : undefined,
     ];
     out.push(...refProblems.filter((p) => p !== undefined));
   }
-  return out;
+  return { problems: out, notes };
 }
 
 function missingStatus(job: JobScan, index: RefIndex, settings: CheckSettings): DoctorProblem[] {
@@ -206,13 +215,14 @@ function checkOptionalNodes(job: JobScan, out: DoctorProblem[]): void {
   }
 }
 
-/** The one problem of a job's `/jobs/states` ref, if any. */
+/** The one problem of a job's `/jobs/states` ref, if any; a ref as Merritt names it goes to `notes`. */
 function stateRefProblem(
   jid: string,
   state: string,
   priority: number | undefined,
   index: RefIndex,
   lifecycle: JobLifecycle,
+  notes: DoctorNote[],
 ) {
   const refs = index.stateRefs.get(jid) ?? [];
   const expected = jobRef(state, priority ?? 5, jid);
@@ -232,6 +242,10 @@ function stateRefProblem(
     return problem('JOB_STATE_REF_WRONG_FOLDER', jid, ref.path, message);
   }
   if (priority !== undefined && ref.priority !== clampPriority(priority)) {
+    if (isUnclampedAsWritten(ref, priority)) {
+      notes.push(unclampedRefNote(state, ref, priority));
+      return undefined;
+    }
     const message = `job ${jid} has priority ${priority} but its ref is ${ref.path}; expected ${expected}`;
     return problem('JOB_STATE_REF_WRONG_PRIORITY', jid, ref.path, message);
   }

@@ -78,6 +78,11 @@ export type DoctorNoteCode =
   | 'BATCH_LEFT_PENDING'
   /** A job this engine leaves for Merritt's ingest in a state whose step needs its payload. */
   | 'JOB_LEFT_FOR_INGEST'
+  /**
+   * A job whose ref carries its priority node's value outside 00-99 (`100-jid…`, `-1-jid…`), as
+   * Merritt's mrt-zk writes it: the engine runs it and writes both clamped at its next transition.
+   */
+  | 'JOB_STATE_REF_UNCLAMPED'
   /** A folder's child list is at 80 % or more of what Merritt's Java readers accept. */
   | 'CHILD_LIST_NEAR_LIMIT'
   /** A folder's child list is longer than Merritt's Java readers accept: their getChildren of it fails. */

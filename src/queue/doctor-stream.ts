@@ -21,7 +21,7 @@ export interface JobVerdict {
   owner: string;
   problems: DoctorProblem[];
   lockProblems: DoctorProblem[];
-  note?: DoctorNote;
+  notes: DoctorNote[];
 }
 
 /** The checks of a queue, fed its jobs a window at a time. */
@@ -53,12 +53,14 @@ export function createJobCheckStream(skeleton: QueueSkeleton, settings: CheckSet
   const intern = (bid: string): string => skeleton.batches.get(bid)?.bid ?? bid;
   const check = (job: JobScan): JobVerdict => {
     const lock = jobLock(job);
+    const { problems, notes } = checkJob(job, skeleton.batches, index, settings);
+    const left = jobNote(job, settings.lifecycle);
     return {
       jid: job.jid,
       owner: intern(textOf(job.bid)),
-      problems: checkJob(job, skeleton.batches, index, settings),
+      problems,
       lockProblems: lock ? checkLocks([lock], settings) : [],
-      note: jobNote(job, settings.lifecycle),
+      notes: left ? [left, ...notes] : notes,
     };
   };
   const record = (verdicts: Iterable<JobVerdict>): void => {
@@ -66,7 +68,7 @@ export function createJobCheckStream(skeleton: QueueSkeleton, settings: CheckSet
       owners.set(verdict.jid, verdict.owner);
       jobProblems.push(...verdict.problems);
       jobLockProblems.push(...verdict.lockProblems);
-      if (verdict.note) jobNotes.push(verdict.note);
+      jobNotes.push(...verdict.notes);
     }
   };
   return {

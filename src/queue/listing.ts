@@ -1,7 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { BatchState } from '../../machines/index.js';
 import { isZkError, NAMES_PER_TURN } from '../zk/index.js';
-import { folderChildren, listBatchJobs } from './batch-jobs.js';
+import {
+  batchJobCount,
+  countBatchJobs,
+  folderChildren,
+  listBatchJobs,
+  type BatchJobCounts,
+} from './batch-jobs.js';
 import { loadBatch, type BatchRecord } from './batch-load.js';
 import type { QueueContext } from './context.js';
 import { createLimit, mapWindowed } from './doctor-reader.js';
@@ -25,10 +31,8 @@ import { readJobConfiguration } from './merritt-ingest-keys.js';
 import { lockOwner } from './locks.js';
 import {
   BATCHES,
-  BATCH_FOLDERS,
   JOBS,
   batchChild,
-  batchFolderPath,
   batchPath,
   batchUuidPath,
   isBatchId,
@@ -68,9 +72,9 @@ export interface BatchSummary {
   submissionDate?: string;
   lastModified: string;
   message: string | null;
-  /** Jobs the expansion created, once it is done. */
+  /** How many jobs the batch has, once its expansion is done (see batchJobCount). */
   jobCount?: number;
-  counts: { processing: number; completed: number; failed: number; deleted: number };
+  counts: BatchJobCounts;
 }
 
 /** What {@link listBatches} keeps; `invalid` lists the unreadable batches. */
@@ -95,9 +99,18 @@ export interface JobSummary {
 /** What {@link listJobs} keeps. */
 export type JobFilter = { state?: string; batch?: string; folder?: BatchFolder; collection?: string };
 
-/** One item shown in full: a batch with its report and job refs, or a job with its lock owner. */
+/**
+ * One item shown in full: a batch with its report, its jobs counted per folder and its job refs,
+ * or a job with its lock owner. The batch's `jobCount` is counted as listings count it.
+ */
 export type ShownItem =
-  | { kind: 'batch'; batch: BatchRecord; report?: StatusReport; jobs: { folder: BatchFolder; jid: string }[] }
+  | {
+      kind: 'batch';
+      batch: BatchRecord;
+      counts: BatchJobCounts;
+      report?: StatusReport;
+      jobs: { folder: BatchFolder; jid: string }[];
+    }
   | { kind: 'job'; job: JobRecord; lockOwner?: string };
 
 function mapLimited<T, S>(items: T[], work: (item: T) => Promise<S>): Promise<S[]> {
@@ -165,15 +178,8 @@ async function pageOf<T, S>(
   return more ? { items, total, next: nextCursor(candidates, page, shown.at(-1)!.id) } : { items, total };
 }
 
-async function childCount(ctx: QueueContext, path: string): Promise<number> {
-  return (await ctx.zk.exists(path))?.numChildren ?? 0;
-}
-
 async function batchSummary(ctx: QueueContext, read: Read<BatchRecord>): Promise<BatchSummary> {
-  const [processing = 0, completed = 0, failed = 0, deleted = 0] = await Promise.all(
-    BATCH_FOLDERS.map((folder) => childCount(ctx, batchFolderPath(read.id, folder))),
-  );
-  const counts = { processing, completed, failed, deleted };
+  const counts = await countBatchJobs(ctx, read.id);
   if ('error' in read) {
     const blank = { profile: '', submitter: '', lastModified: '' };
     return { bid: read.id, status: 'invalid', ...blank, message: read.error.message, counts };
@@ -189,7 +195,7 @@ async function batchSummary(ctx: QueueContext, read: Read<BatchRecord>): Promise
     submissionDate: text(batch.submission.submissionDate),
     lastModified: batch.lastModified,
     message: batch.message,
-    jobCount: batch.expansion === 'done' ? batch.jobCount : undefined,
+    jobCount: batchJobCount(batch, counts),
     counts,
   };
 }
@@ -431,10 +437,15 @@ export async function showItem(
   }
   const bid = isBatchId(id) ? id : await uuidTarget(ctx, id);
   if (bid === undefined) throw new QueueError('NOT_FOUND', `no batch, job or batch uuid "${id}"`, id);
-  const [batch, report, jobs] = await Promise.all([
+  const [loaded, counts, report, jobs] = await Promise.all([
     loadBatch(ctx, bid),
+    countBatchJobs(ctx, bid),
     readReport(ctx, bid),
     jobRefs ? listBatchJobs(ctx, bid) : [],
   ]);
-  return report === undefined ? { kind: 'batch', batch, jobs } : { kind: 'batch', batch, report, jobs };
+  // Counted as `mrtq batches` counts it; before an expansion is done, the record's own 0.
+  const batch = { ...loaded, jobCount: batchJobCount(loaded, counts) ?? loaded.jobCount };
+  return report === undefined
+    ? { kind: 'batch', batch, counts, jobs }
+    : { kind: 'batch', batch, counts, report, jobs };
 }
