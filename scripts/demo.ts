@@ -52,7 +52,7 @@ async function main(): Promise<number> {
       profile_name: 'demo',
       submitter: 'demo',
       payload_url: sample.batchManifestUrl,
-      type: 'manifest-of-manifests',
+      type: 'batch-manifest',
       collection: 'demo',
       batchID: randomUUID(),
     });

@@ -18,6 +18,12 @@ export const DEFAULT_CLEANUP_INTERVAL_MS = 3_600_000;
 /** The retention of `mrtq cleanup` (its `--retention` default): a week. */
 export const DEFAULT_CLEANUP_RETENTION_MS = 7 * 86_400_000;
 
+/**
+ * The largest payload Merritt's front door (`POST /poster/*`) takes by default
+ * (`MRTQ_UPLOAD_MAX_BYTES`): Merritt itself sets none, and its containers run to gigabytes.
+ */
+export const DEFAULT_UPLOAD_MAX_BYTES = 10 * 1024 ** 3;
+
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 /** pino's levels, and `silent`. */
 export const LOG_LEVELS: readonly string[] = LEVELS;
@@ -33,6 +39,8 @@ const serviceSettingsShape = {
   MRTQ_DATA_DIR: setting(path().optional()),
   MRTQ_CONTAINERS: setting(oneOf(['auto', 'off'], 'must be "auto" or "off"').default('auto')),
   MRTQ_API_TOKEN: setting(z.string().optional()),
+  MRTQ_BASIC_AUTH: setting(path().optional()),
+  MRTQ_UPLOAD_MAX_BYTES: setting(wholeNumber(1).default(DEFAULT_UPLOAD_MAX_BYTES)),
   MRTQ_HTTP_HOST: setting(z.string().default('127.0.0.1')),
   MRTQ_HTTP_PORT: setting(port().default(8470)),
   MRTQ_EVENTS_BUFFER_BYTES: setting(wholeNumber(1).default(DEFAULT_EVENTS_BUFFER_BYTES)),
@@ -53,6 +61,7 @@ export const SETTING_NAMES: readonly string[] = Object.keys(settingsShape);
 /** Settings that name files or directories: relative ones in a config file are relative to the file. */
 export const PATH_SETTINGS: ReadonlySet<string> = new Set([
   'MRTQ_DATA_DIR',
+  'MRTQ_BASIC_AUTH',
   'MRTQ_FILE_ROOTS',
   'MRTQ_WORK_ROOT',
   'MRTQ_PROFILES_DIR',

@@ -11,6 +11,7 @@ export {
   DEFAULT_CLEANUP_INTERVAL_MS,
   DEFAULT_CLEANUP_RETENTION_MS,
   DEFAULT_EVENTS_BUFFER_BYTES,
+  DEFAULT_UPLOAD_MAX_BYTES,
   LOG_LEVELS,
 } from './config-settings.js';
 export { ConfigError } from './config-schema.js';
@@ -57,6 +58,13 @@ export interface Config {
   logPretty: boolean | undefined;
   /** Bearer token of the HTTP API's mutating routes; without one they are refused (403). */
   apiToken: string | undefined;
+  /**
+   * The file of HTTP basic credentials (`user:<scrypt hash>` lines, `MRTQ_BASIC_AUTH`) Merritt's
+   * front door (`/poster/*`) accepts besides the bearer token; undefined: none.
+   */
+  basicAuthFile: string | undefined;
+  /** The largest payload `/poster/*` takes (`MRTQ_UPLOAD_MAX_BYTES`, default 10 GiB); larger: 413. */
+  uploadMaxBytes: number;
   /** Where `mrtq serve` listens for HTTP (loopback by default). */
   httpHost: string;
   httpPort: number;
@@ -105,6 +113,8 @@ export function loadConfig(
     logLevel: s.LOG_LEVEL,
     logPretty: s.LOG_PRETTY,
     apiToken: s.MRTQ_API_TOKEN,
+    basicAuthFile: s.MRTQ_BASIC_AUTH,
+    uploadMaxBytes: s.MRTQ_UPLOAD_MAX_BYTES,
     httpHost: s.MRTQ_HTTP_HOST,
     httpPort: s.MRTQ_HTTP_PORT,
     eventsBufferBytes: s.MRTQ_EVENTS_BUFFER_BYTES,

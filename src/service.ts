@@ -279,6 +279,8 @@ async function serveHttp(
     {
       ...deps,
       token: config.apiToken,
+      basicAuthFile: config.basicAuthFile,
+      uploadMaxBytes: config.uploadMaxBytes,
       uploadDir: uploadDirOf(config),
       jaegerUrl: config.jaegerUrl,
       eventsBufferBytes: config.eventsBufferBytes,

@@ -19,6 +19,7 @@ import { healthRoutes } from './routes-health.js';
 import { withItemDetails } from './routes-item-details.js';
 import { registerIngestQueue } from './routes-ingest-queue.js';
 import { itemRoutes } from './routes-items.js';
+import { registerPoster } from './routes-poster.js';
 import { registerUi } from './routes-ui.js';
 import { searchRoutes } from './routes-search.js';
 import { rollupRoutes } from './routes-rollups.js';
@@ -173,6 +174,8 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
     done();
   });
   serveRoutes(app, apiRoutes(ctx), deps.token);
+  // Merritt's front door (`/poster/*`, `/state`, `/help`): its own forms and errors.
+  registerPoster(app, ctx);
   registerUi(app);
   registerUiVendor(app);
   if (deps.ingestQueueRoot !== undefined) registerIngestQueue(app, deps.ingestQueueRoot);

@@ -27,6 +27,13 @@ export interface HttpApiDeps {
   /** Where uploaded manifests are written (inside the `file://` roots); no uploads without it. */
   uploadDir?: string;
   /**
+   * The HTTP basic credentials file (`user:<scrypt hash>` lines) Merritt's front door
+   * (`/poster/*`) accepts besides the bearer token (see merritt-basic-auth.ts); none without it.
+   */
+  basicAuthFile?: string;
+  /** The largest payload `/poster/*` takes, bytes (default DEFAULT_UPLOAD_MAX_BYTES); larger: 413. */
+  uploadMaxBytes?: number;
+  /**
    * How many bytes a client of an event stream may fall behind before it is cut off (default
    * 8 MiB, see DEFAULT_EVENTS_BUFFER_BYTES).
    */

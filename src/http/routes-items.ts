@@ -68,18 +68,33 @@ async function withProgress(ctx: ApiContext, listing: Listing<BatchSummary>): Pr
 
 /** The submission node written for an API submission (the same keys `mrtq submit` writes). */
 function submissionOf(body: SubmitBody, collection: string, uuid: string, now: Date): Submission {
-  const optional = ['erc_who', 'erc_what', 'erc_when', 'erc_where', 'digest_type', 'digest_value'] as const;
+  const optional = [
+    'erc_who',
+    'erc_what',
+    'erc_when',
+    'erc_where',
+    'local_id',
+    'primary_id',
+    'file_name',
+    'digest_type',
+    'digest_value',
+    'note',
+    'notification',
+    'notification_format',
+  ] as const;
   const submission: Submission = {
     profile_name: body.profile,
     submitter: body.submitter,
     payload_url: body.payloadUrl,
-    type: body.type,
+    // Without a type the batch's expansion guesses it from the payload.
+    ...(body.type ? { type: body.type } : {}),
     submission_mode: 'add',
     submissionDate: now.toISOString(),
     batchID: uuid,
     collection,
   };
   for (const key of optional) if (body[key] !== undefined) submission[key] = body[key];
+  if (body.file_size !== undefined) submission.file_size = Number(body.file_size);
   return submission;
 }
 

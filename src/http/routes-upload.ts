@@ -23,7 +23,7 @@ async function claimUses(ctx: ApiContext, conflict: QueueError, file: UploadFile
  * found unclaimed; when the uuid went to another submission meanwhile, a file this request
  * created is removed again, unless the winner is the same bytes and uses it.
  */
-async function submitUpload(
+export async function submitUpload(
   ctx: ApiContext,
   file: UploadFile,
   submission: Submission,

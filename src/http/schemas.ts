@@ -24,16 +24,38 @@ const text = (maxLength: number, extra: JsonSchema = {}): JsonSchema => ({
 /** The submission types a batch can have (docs/ingest.md): the kinds the engine expands. */
 export const SUBMISSION_TYPES = SUBMISSION_KINDS;
 
+/** A pattern matching `word` in any case (JSON Schema patterns have no flags). */
+const anyCase = (word: string): string =>
+  [...word].map((c) => (/[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c)).join('');
+
+/**
+ * Every digest Merritt names (mrt-core `MessageDigestType`), in any case, with or without `-`
+ * (`SHA-256`, `sha256`, `CRC32`, `Adler-32`); parseDigest then checks the value's length.
+ */
+export const DIGEST_TYPE_PATTERN = `^(?:${[
+  `${anyCase('md')}-?5`,
+  `${anyCase('sha')}-?(?:1|256|384|512)`,
+  `${anyCase('crc')}-?32`,
+  `${anyCase('adler')}-?32`,
+].join('|')})$`;
+
+/** A digest value: hex (decimal checksums are digits, hex too), its length checked by parseDigest. */
+export const DIGEST_VALUE_PATTERN = '^[0-9A-Fa-f]{1,128}$';
+
 /** `POST /batches`. */
 export const submitBody: JsonSchema = {
   type: 'object',
   additionalProperties: false,
-  required: ['profile', 'submitter', 'payloadUrl', 'type'],
+  required: ['profile', 'submitter', 'payloadUrl'],
   properties: {
     profile: text(100, { pattern: SAFE_NAME, description: 'ingest profile (a file in profiles/)' }),
     submitter: text(200),
     payloadUrl: text(4096, { format: 'uri', description: 'http(s), file:// under the roots, or sim:<n>' }),
-    type: { type: 'string', enum: SUBMISSION_TYPES },
+    type: {
+      type: 'string',
+      enum: SUBMISSION_TYPES,
+      description: "absent: guessed from the payload, as Merritt's ingest guesses an upload's",
+    },
     uuid: text(SAFE_ID_MAX, {
       pattern: SAFE_NAME,
       description: 'the same submission under a known uuid returns its batch; another one is refused (409)',
@@ -43,8 +65,20 @@ export const submitBody: JsonSchema = {
     erc_what: text(1000),
     erc_when: text(1000),
     erc_where: text(1000),
-    digest_type: { type: 'string', pattern: '^(?:[Mm][Dd]5|[Ss][Hh][Aa]-?(?:1|256|512))$' },
-    digest_value: { type: 'string', pattern: '^[0-9A-Fa-f]{32,128}$' },
+    digest_type: { type: 'string', pattern: DIGEST_TYPE_PATTERN },
+    digest_value: { type: 'string', pattern: DIGEST_VALUE_PATTERN },
+    local_id: text(1000, { description: "local ids, Merritt's `;`-separated list as one string" }),
+    primary_id: text(200, { description: 'the ark of the object' }),
+    note: text(4000),
+    notification: text(1000, {
+      description: "an address the batch's report goes to instead of the profile's",
+    }),
+    notification_format: text(20, { pattern: '^[A-Za-z0-9]+$', description: 'xml, json, anvl…' }),
+    file_name: text(1000, { description: "the payload's file name (default: the URL's last segment)" }),
+    file_size: text(15, {
+      pattern: '^[0-9]+$',
+      description: "the payload's size in bytes, in digits (as Merritt's form sends it); stored as a number",
+    }),
   },
   dependencies: { digest_type: ['digest_value'], digest_value: ['digest_type'] },
 };
@@ -57,7 +91,7 @@ export const uploadQuery: JsonSchema = {
   properties: {
     profile: text(100, { pattern: SAFE_NAME }),
     submitter: text(200),
-    type: { type: 'string', enum: ['object-manifest', 'manifest-of-manifests', 'manifest-of-containers'] },
+    type: { type: 'string', enum: ['object-manifest', 'batch-manifest', 'container-batch-manifest'] },
     uuid: text(SAFE_ID_MAX, {
       pattern: SAFE_NAME,
       description: 'the same manifest under a known uuid returns its batch; another one is refused (409)',
@@ -77,7 +111,7 @@ export interface SubmitBody {
   profile: string;
   submitter: string;
   payloadUrl: string;
-  type: (typeof SUBMISSION_TYPES)[number];
+  type?: (typeof SUBMISSION_TYPES)[number];
   uuid?: string;
   collection?: string;
   erc_who?: string;
@@ -86,6 +120,13 @@ export interface SubmitBody {
   erc_where?: string;
   digest_type?: string;
   digest_value?: string;
+  local_id?: string;
+  primary_id?: string;
+  note?: string;
+  notification?: string;
+  notification_format?: string;
+  file_name?: string;
+  file_size?: string;
 }
 
 /** Every operator action. */

@@ -12,7 +12,7 @@ import type { JobRecord, OptionalJobNode } from './job-load.js';
 import { findRefIn } from './job-refs.js';
 import { assertSameSession } from './locks.js';
 import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef, jobStateFolder } from './paths.js';
-import type { JobIdentifiers, JobInventory, JobStore } from './records.js';
+import type { JobIdentifiers, JobInventory, JobMetadata, JobStore } from './records.js';
 import { formatTimestamp } from './timestamps.js';
 import { encodeJobStatus, encodeJson, encodeText } from './wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
@@ -24,6 +24,8 @@ export interface JobCommitOptions {
   release?: boolean;
   /** Written with the transition (processing mints the ark). */
   identifiers?: JobIdentifiers;
+  /** Written with the transition (processing reads the depositor's `mrt-erc.txt`). */
+  metadata?: JobMetadata;
   /** Hand-off nodes: written only while absent or empty (a requeue keeps the original, as in mrt-zk). */
   store?: JobStore;
   inventory?: JobInventory;
@@ -71,6 +73,10 @@ export function jobTransitionOps(
   if (options.identifiers) {
     const op = job.identifiers ? 'set' : 'create';
     ops.push({ op, path: jobChild(job.jobId, 'identifiers'), data: encodeJson(options.identifiers) });
+  }
+  if (options.metadata) {
+    const op = job.metadata ? 'set' : 'create';
+    ops.push({ op, path: jobChild(job.jobId, 'metadata'), data: encodeJson(options.metadata) });
   }
   ops.push(
     ...handOffOps(acquired, 'store', options.store),
@@ -134,6 +140,7 @@ export function plannedJobRecord(
     status: to,
     statusVersion: job.statusVersion + 1,
     identifiers: options.identifiers ?? job.identifiers,
+    metadata: options.metadata ?? job.metadata,
     store: job.store ?? options.store,
     inventory: job.inventory ?? options.inventory,
   };

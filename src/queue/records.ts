@@ -5,8 +5,11 @@ export interface Submission {
   profile_name: string;
   submitter: string;
   payload_url: string;
-  /** `file`, `container`, `object-manifest`, `manifest-of-manifests`, `manifest-of-containers`… */
-  type: string;
+  /**
+   * `file`, `container`, `object-manifest`, `batch-manifest`… (SUBMISSION_KINDS); absent when the
+   * submitter gave none: the batch's expansion guesses it from the payload, as mrt-ingest does.
+   */
+  type?: string;
   submission_mode?: string;
   submissionDate?: string;
   erc_what?: string;
@@ -19,6 +22,32 @@ export interface Submission {
   collection?: string;
   /** W3C trace context of the submission: the batch's work continues its trace. */
   traceparent?: string;
+  /** The raw `erc` field of Merritt's submission form. */
+  erc?: string;
+  /** Local ids as given: Merritt's `;`-separated list kept as one string. */
+  local_id?: string;
+  /** The object's ark (an update names the object it updates). */
+  primary_id?: string;
+  /** The payload's file name (Merritt's `filename`, else the uploaded file's own). */
+  file_name?: string;
+  /** The payload's size in bytes, as the submitter gave it (written as a number; read as either). */
+  file_size?: number | string;
+  /** The payload's digest as the submitter gave it (`sha-256`, `MD5`…, hex). */
+  digest_type?: string;
+  digest_value?: string;
+  note?: string;
+  /** An address the batch's report goes to instead of the profile's. */
+  notification?: string;
+  /** The form of the notification (Merritt's `notificationFormat`: xml, json, anvl…). */
+  notification_format?: string;
+  /** The form the submission was answered in (Merritt's `responseForm`). */
+  response_form?: string;
+  /** Merritt's `retainTargetURL`: keep the EZID target URL of an updated object. */
+  retain_target_url?: boolean;
+  /** Dublin Core of Merritt's `DC.<element>` fields, by lower-case element (`{title: …}`). */
+  dc?: Record<string, string>;
+  /** Merritt's `DataCite.resourceType`. */
+  datacite_resource_type?: string;
   [key: string]: unknown;
 }
 

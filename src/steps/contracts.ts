@@ -10,7 +10,7 @@ import type { AccessRecord } from '../queue/access.js';
 import type { BatchRecord } from '../queue/batch-load.js';
 import type { QueueContext } from '../queue/context.js';
 import type { JobRecord } from '../queue/job-load.js';
-import type { JobIdentifiers, JobInventory, JobStore, StatusReport } from '../queue/records.js';
+import type { JobIdentifiers, JobInventory, JobMetadata, JobStore, StatusReport } from '../queue/records.js';
 
 /** What every job step receives: the job as read from ZooKeeper, its abort signal, a logger. */
 export interface JobStepArgs {
@@ -26,6 +26,7 @@ export interface JobStepArgs {
  */
 export interface StepWrites {
   identifiers?: JobIdentifiers;
+  metadata?: JobMetadata;
   store?: JobStore;
   inventory?: JobInventory;
 }
@@ -33,6 +34,7 @@ export interface StepWrites {
 /** The keys of {@link StepWrites}: a step's output carrying one of them is written with its transition. */
 export const STEP_WRITE_KEYS = [
   'identifiers',
+  'metadata',
   'store',
   'inventory',
 ] as const satisfies readonly (keyof StepWrites)[];

@@ -62,7 +62,7 @@ export async function expandedBatch(
     profile_name: 'demo',
     submitter: 'depositor',
     payload_url: 'https://example.org/batch.checkm',
-    type: 'manifest-of-manifests',
+    type: 'batch-manifest',
     ...submission,
   });
   const acquired = await acquireBatch(ctx, 'expand', { candidates: [bid] });

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { copyFile, mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
+import type { Submission } from '../../queue/records.js';
+import { parseDigest } from '../../steps/ingest/digest.js';
+import { GUESS_HEAD_BYTES, guessSubmissionKind } from '../../steps/ingest/submission-guess.js';
 import {
   SUBMISSION_KINDS,
   submissionKindOf,
@@ -15,23 +18,56 @@ import { openQueue } from '../lazy.js';
 interface SubmitFlags {
   profile: string;
   submitter: string;
-  type: SubmissionKind;
+  type?: SubmissionKind;
   collection?: string;
   uuid?: string;
   title?: string;
+  creator?: string;
+  date?: string;
+  localId?: string;
+  primaryId?: string;
+  digest?: string;
+  digestType?: string;
+  digestValue?: string;
+  note?: string;
+  notification?: string;
+  notificationFormat?: string;
+  fileName?: string;
+  size?: number;
   json?: boolean;
 }
 
-/**
- * `mrtq submit <payload-url>`: queues a batch (pending) and prints its id; an unknown profile is
- * refused. Uploads and the HTTP API are issue #7; the simulated steps expand `sim:<n>` payloads.
- */
+/** What a local file payload became: its `file://` URL under the roots, its name and its kind. */
+interface Payload {
+  url: string;
+  /** The local file's own name (the URL's is the copy's). */
+  fileName?: string;
+  /** Guessed from a local file as Merritt's ingest guesses an upload; a URL's is left to the expansion. */
+  kind?: SubmissionKind;
+}
+
+/** The first bytes of `path`, as text: what the guess reads of a manifest. */
+async function headOf(path: string): Promise<string> {
+  const file = await open(path, 'r');
+  try {
+    const buffer = Buffer.alloc(GUESS_HEAD_BYTES);
+    const { bytesRead } = await file.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await file.close();
+  }
+}
+
 /**
  * A local file (no URL scheme) is copied under the first `file://` root (`uploads/`), so the
  * engine, which only reads files inside the roots, can fetch it; a URL is used as it is.
  */
-async function asPayloadUrl(payload: string, roots: readonly string[]): Promise<string> {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(payload)) return payload;
+async function asPayload(
+  payload: string,
+  roots: readonly string[],
+  type: SubmissionKind | undefined,
+): Promise<Payload> {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(payload)) return { url: payload, kind: type };
   const source = resolve(payload);
   try {
     if (!(await stat(source)).isFile()) throw new Error('not a file');
@@ -44,10 +80,68 @@ async function asPayloadUrl(payload: string, roots: readonly string[]): Promise<
       'no file roots are configured (MRTQ_FILE_ROOTS) to copy the file into',
       ExitCode.usage,
     );
-  const target = join(root, 'uploads', `${randomUUID()}-${basename(source)}`);
+  const fileName = basename(source);
+  const kind = type ?? guessSubmissionKind(fileName, await headOf(source));
+  const target = join(root, 'uploads', `${randomUUID()}-${fileName}`);
   await mkdir(dirname(target), { recursive: true });
   await copyFile(source, target);
-  return pathToFileURL(target).href;
+  return { url: pathToFileURL(target).href, fileName, kind };
+}
+
+/** `--digest sha256:HEX`, or `--digest-type` with `--digest-value`, checked as the API checks them. */
+function digestOf(flags: SubmitFlags): { digest_type: string; digest_value: string } | undefined {
+  if (flags.digest !== undefined && (flags.digestType !== undefined || flags.digestValue !== undefined))
+    throw new CliError('give --digest, or --digest-type with --digest-value, not both', ExitCode.usage);
+  let type = flags.digestType;
+  let value = flags.digestValue;
+  if (flags.digest !== undefined) {
+    const colon = flags.digest.indexOf(':');
+    if (colon <= 0)
+      throw new CliError(`--digest "${flags.digest}": expected <algorithm>:<hex>`, ExitCode.usage);
+    type = flags.digest.slice(0, colon);
+    value = flags.digest.slice(colon + 1);
+  }
+  if (type === undefined && value === undefined) return undefined;
+  if (type === undefined || value === undefined)
+    throw new CliError('--digest-type and --digest-value come together', ExitCode.usage);
+  const parsed = parseDigest(type, value);
+  if (typeof parsed === 'string') throw new CliError(`--digest: ${parsed}`, ExitCode.usage);
+  return { digest_type: type, digest_value: value };
+}
+
+/** The submission node of the flags (the keys `POST /batches` writes for the same fields). */
+function submissionOf(flags: SubmitFlags, payload: Payload, collection: string, uuid: string): Submission {
+  const submission: Submission = {
+    profile_name: flags.profile,
+    submitter: flags.submitter,
+    payload_url: payload.url,
+    ...(payload.kind ? { type: payload.kind } : {}),
+    submission_mode: 'add',
+    submissionDate: new Date().toISOString(),
+    batchID: uuid,
+    collection,
+  };
+  const optional: Partial<Submission> = {
+    erc_who: flags.creator,
+    erc_what: flags.title,
+    erc_when: flags.date,
+    local_id: flags.localId,
+    primary_id: flags.primaryId,
+    file_name: flags.fileName ?? payload.fileName,
+    file_size: flags.size,
+    ...digestOf(flags),
+    note: flags.note,
+    notification: flags.notification,
+    notification_format: flags.notificationFormat,
+  };
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) submission[key] = value;
+  return submission;
+}
+
+function byteCount(value: string): number {
+  if (!/^[0-9]{1,15}$/.test(value))
+    throw new CliError(`--size "${value}": expected a number of bytes`, ExitCode.usage);
+  return Number(value);
 }
 
 /**
@@ -61,6 +155,11 @@ function submissionType(value: string): SubmissionKind {
   return kind;
 }
 
+/**
+ * `mrtq submit <payload>`: queues a batch (pending) and prints its id; an unknown profile is
+ * refused. Takes the fields of Merritt's submission form (`POST /batches` takes the same): a
+ * local file's type is guessed here as Merritt guesses an upload, a URL's by the batch's expansion.
+ */
 export function registerSubmit(program: Command, ctx: CliContext): void {
   program
     .command('submit')
@@ -71,16 +170,37 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
     )
     .requiredOption('--profile <name>', 'ingest profile')
     .option('--submitter <who>', 'who submits', 'mrtq')
-    .option('--type <type>', `submission type: ${SUBMISSION_KINDS.join(', ')}`, submissionType, 'file')
+    .option(
+      '--type <type>',
+      `submission type: ${SUBMISSION_KINDS.join(', ')} (default: guessed from a local file as Merritt guesses an upload; a URL's by the engine)`,
+      submissionType,
+    )
     .option('--collection <mnemonic>', "collection the batch belongs to (default: the profile's)")
     .option(
       '--uuid <uuid>',
       'batch uuid; the same submission again returns its batch, another one under that uuid is refused',
     )
-    .option('--title <erc_what>', 'ERC what')
+    .option('--title <erc_what>', "ERC what: the object's title")
+    .option('--creator <erc_who>', "ERC who: the object's creator")
+    .option('--date <erc_when>', "ERC when: the object's date")
+    .option('--local-id <ids>', "local ids (Merritt's `;`-separated list)")
+    .option('--primary-id <ark>', "the object's ark")
+    .option(
+      '--digest <algorithm:hex>',
+      "the payload's digest, e.g. sha256:ab12… (md5, sha1, sha256, sha384, sha512, crc32, adler32)",
+    )
+    .option('--digest-type <algorithm>', "the payload digest's algorithm (with --digest-value)")
+    .option('--digest-value <hex>', "the payload digest's value (with --digest-type)")
+    .option('--note <text>', 'a note kept with the submission')
+    .option('--notification <address>', "where the batch's report goes instead of the profile's addresses")
+    .option('--notification-format <form>', 'the form of the notification (xml, json, anvl…)')
+    .option(
+      '--file-name <name>',
+      "the payload's file name (default: a local file's own, a URL's last segment)",
+    )
+    .option('--size <bytes>', "the payload's size in bytes", byteCount)
     .option('--json', 'print {"bid","uuid","created"}')
-    .action(async (payload: string, flags: SubmitFlags) => {
-      let payloadUrl = payload;
+    .action(async (payloadUrl: string, flags: SubmitFlags) => {
       const [{ createLogger }, { loadProfiles }, { createBatch }, { ensureQueueTree }] = await Promise.all([
         import('../../logger.js'),
         import('../../steps/ingest/profiles.js'),
@@ -98,22 +218,13 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
         );
       }
       const collection = flags.collection ?? profiles.getProfile(flags.profile).collection;
-      payloadUrl = await asPayloadUrl(payloadUrl, ctx.config.ingest.fetch.roots);
+      digestOf(flags); // a bad digest is refused before a file is copied
+      const payload = await asPayload(payloadUrl, ctx.config.ingest.fetch.roots, flags.type);
       const { zk, queue } = await openQueue(ctx);
       try {
         await ensureQueueTree(zk);
         const uuid = flags.uuid ?? randomUUID();
-        const { bid, created } = await createBatch(queue, {
-          profile_name: flags.profile,
-          submitter: flags.submitter,
-          payload_url: payloadUrl,
-          type: flags.type,
-          submission_mode: 'add',
-          submissionDate: new Date().toISOString(),
-          batchID: uuid,
-          ...(flags.title ? { erc_what: flags.title } : {}),
-          collection,
-        });
+        const { bid, created } = await createBatch(queue, submissionOf(flags, payload, collection, uuid));
         if (flags.json) ctx.stdout.write(JSON.stringify({ bid, uuid, created }) + '\n');
         else ctx.stdout.write(`${bid}\n`);
         if (!created) ctx.stderr.write(`batch ${bid} already had uuid ${uuid}; nothing new was queued\n`);

@@ -1,75 +1,102 @@
 import type { Digest } from './contracts.js';
+import {
+  checkFields,
+  decode,
+  directiveOf,
+  encode,
+  OUTER_BLANKS,
+  preview,
+  splitCells,
+  unwritable,
+  URL_FIELD,
+} from './checkm-cells.js';
 import { parseDigest } from './digest.js';
 import { ManifestError } from './errors.js';
 
 /**
- * checkm 0.7 manifests as Merritt uses them: a `%checkm_0.7` header, a `%fields` line naming the
- * columns, one `|`-separated entry per line, `#` comments, `%eof` at the end.
+ * checkm 0.7 manifests as Merritt reads and writes them (mrt-core `core/Manifest`, `Checkm`,
+ * `ManifestRowCheckmAbs`). Directives start `#%` (the bare `%` form, this engine's older one, is
+ * read too): the `#%checkm_0.7` header, `#%profile` (with or without a `|`), `#%prefix`,
+ * `#%fields` (or `#%columns`, which Merritt's own writers use) and `#%eof` (any case), which ends
+ * the manifest; other `#` lines are comments. A row is split on `|` and the blanks around it,
+ * trailing empty cells dropped (Java's `split`), and `%20` and `%7c` are decoded in every cell
+ * but the file URL (`Checkm.dec`, `getValNoDec`).
  */
 
 /** One entry of a manifest. Typed properties come from the known fields; `values` has every column. */
 export interface CheckmEntry {
   /** 1-based line number in the manifest. */
   line: number;
+  /** As written: a URL's own percent-encoding is kept. */
   fileUrl: string;
-  /** From `nfo:hashAlgorithm` and `nfo:hashValue`. */
+  /** From `nfo:hashAlgorithm` and `nfo:hashValue` when both are given (Merritt ignores one alone). */
   digest?: Digest;
   fileSize?: number;
   fileLastModified?: string;
   fileName?: string;
+  /** `mrt:mimeType` (the depositors' name) or `nie:mimeType` (Merritt's). */
+  mimeType?: string;
   primaryIdentifier?: string;
   localIdentifier?: string;
   creator?: string;
   title?: string;
   date?: string;
-  /** Every column by its field name as written in `%fields` (unknown fields included); empty columns are ''. */
+  /** Every column by its field name, decoded (the URL aside); empty and left-out columns are ''. */
   values: Record<string, string>;
 }
 
 /** A parsed manifest: its fields in order, its profile, its entries. */
 export interface CheckmManifest {
+  /** As `#%fields`/`#%columns` names them, or Merritt's columns for the profile when neither is there. */
   fields: string[];
-  /** The `%profile` line's value, when there is one. */
+  /** The `#%profile` line's URL, as written (trimmed); the first one when there are several. */
   profile?: string;
   entries: CheckmEntry[];
 }
 
-type TextKey =
-  'fileLastModified' | 'fileName' | 'primaryIdentifier' | 'localIdentifier' | 'creator' | 'title' | 'date';
+const COMMON_FIELDS = [
+  'nfo:fileUrl',
+  'nfo:hashAlgorithm',
+  'nfo:hashValue',
+  'nfo:fileSize',
+  'nfo:fileLastModified',
+  'nfo:fileName',
+];
+
+/** Merritt reads an object manifest by these positions (`ManifestRowIngest`), whatever `#%fields` says. */
+export const OBJECT_MANIFEST_FIELDS: readonly string[] = [...COMMON_FIELDS, 'mrt:mimeType'];
+
+/** …and a batch manifest by these (`ManifestRowBatch`). */
+export const BATCH_MANIFEST_FIELDS: readonly string[] = [
+  ...COMMON_FIELDS,
+  'mrt:primaryIdentifier',
+  'mrt:localIdentifier',
+  'mrt:creator',
+  'mrt:title',
+  'mrt:date',
+];
+
+/** The `#%prefix` lines Merritt's samples and clients write, by prefix. */
+const PREFIX_URIS: Readonly<Record<string, string>> = {
+  mrt: 'http://merritt.cdlib.org/terms#',
+  nfo: 'http://www.semanticdesktop.org/ontologies/2007/03/22/nfo#',
+  nie: 'http://www.semanticdesktop.org/ontologies/2007/01/19/nie/#',
+};
+
+type TextKey = Exclude<keyof CheckmEntry, 'line' | 'fileUrl' | 'digest' | 'fileSize' | 'values'>;
 
 /** Known fields (lowercase) and the plain-text property each fills. */
 const TEXT_FIELDS: Readonly<Record<string, TextKey>> = {
   'nfo:filelastmodified': 'fileLastModified',
   'nfo:filename': 'fileName',
+  'mrt:mimetype': 'mimeType',
+  'nie:mimetype': 'mimeType',
   'mrt:primaryidentifier': 'primaryIdentifier',
   'mrt:localidentifier': 'localIdentifier',
   'mrt:creator': 'creator',
   'mrt:title': 'title',
   'mrt:date': 'date',
 };
-
-const HEADER = /^%checkm_0\.7(?:\s|\||$)/i;
-
-function preview(text: string): string {
-  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
-}
-
-/** Reads a manifest's fields into a lowercase lookup of column values. */
-function column(fields: readonly string[], cells: readonly string[]): (name: string) => string {
-  const lookup = new Map(fields.map((field, i) => [field.toLowerCase(), cells[i] ?? '']));
-  return (name) => lookup.get(name) ?? '';
-}
-
-function parseFields(cells: string[], fail: (what: string) => ManifestError): string[] {
-  const fields = cells.slice(1);
-  if (fields.length === 0 || fields.some((field) => field === ''))
-    throw fail('%fields has an empty field name');
-  const lower = fields.map((field) => field.toLowerCase());
-  const duplicate = lower.find((field, i) => lower.indexOf(field) !== i);
-  if (duplicate) throw fail(`%fields names "${duplicate}" twice`);
-  if (!lower.includes('nfo:fileurl')) throw fail('%fields has no nfo:fileUrl');
-  return fields;
-}
 
 function parseUrl(value: string, fail: (what: string) => ManifestError): string {
   if (value === '') throw fail('empty nfo:fileUrl');
@@ -86,109 +113,177 @@ function parseSize(value: string, fail: (what: string) => ManifestError): number
   return size;
 }
 
-function parseHash(
-  algorithm: string,
-  value: string,
-  fail: (what: string) => ManifestError,
-): Digest | undefined {
-  if (algorithm === '' && value === '') return undefined;
-  if (algorithm === '') throw fail('nfo:hashValue without nfo:hashAlgorithm');
-  if (value === '') throw fail('nfo:hashAlgorithm without nfo:hashValue');
+function parseHash(algorithm: string, value: string, fail: (what: string) => ManifestError) {
+  if (algorithm === '' || value === '') return undefined;
   const digest = parseDigest(algorithm, value);
   if (typeof digest === 'string') throw fail(digest);
   return digest;
 }
 
-function parseEntry(fields: string[], cells: string[], line: number, fail: (what: string) => ManifestError) {
-  if (cells.length > fields.length) {
-    throw fail(`${cells.length} columns, but %fields names ${fields.length}`);
-  }
-  const get = column(fields, cells);
-  const entry: CheckmEntry = {
-    line,
-    fileUrl: parseUrl(get('nfo:fileurl'), fail),
-    values: Object.fromEntries(fields.map((field, i) => [field, cells[i] ?? ''])),
-  };
+/** The columns a manifest is read by, and how messages name where they came from. */
+interface Columns {
+  fields: string[];
+  label: string;
+}
+
+function parseEntry(columns: Columns, line: string, lineNo: number, fail: (what: string) => ManifestError) {
+  const { fields, label } = columns;
+  const cells = splitCells(line);
+  if (cells.length > fields.length)
+    throw fail(`${cells.length} columns, but ${label} names ${fields.length}`);
+  const values = Object.fromEntries(
+    fields.map((field, i) => {
+      const cell = cells[i] ?? '';
+      return [field, field.toLowerCase() === URL_FIELD ? cell : decode(cell)];
+    }),
+  );
+  const lookup = new Map(fields.map((field) => [field.toLowerCase(), values[field] ?? '']));
+  const get = (name: string) => lookup.get(name) ?? '';
+  const entry: CheckmEntry = { line: lineNo, fileUrl: parseUrl(get(URL_FIELD), fail), values };
   const digest = parseHash(get('nfo:hashalgorithm'), get('nfo:hashvalue'), fail);
   if (digest) entry.digest = digest;
   const size = parseSize(get('nfo:filesize'), fail);
   if (size !== undefined) entry.fileSize = size;
   for (const [field, key] of Object.entries(TEXT_FIELDS)) {
     const value = get(field);
-    if (value !== '') entry[key] = value;
+    if (value !== '' && entry[key] === undefined) entry[key] = value;
   }
   return entry;
 }
 
-function headerLine(lines: string[], fail: (line: number, what: string) => ManifestError): number {
-  const index = lines.findIndex((line) => line.trim() !== '');
-  if (index < 0) throw fail(1, 'the manifest is empty (expected a %checkm_0.7 header)');
-  const first = (lines[index] ?? '').trim();
-  if (!HEADER.test(first))
-    throw fail(index + 1, `expected the header %checkm_0.7, found "${preview(first)}"`);
-  return index;
+/** Merritt's columns when a manifest names none: its profile's (`ManifestRowBatch` or `ManifestRowIngest`). */
+function defaultColumns(profile: string | undefined): Columns {
+  const batch = profile?.endsWith('batch-manifest') ?? false;
+  return {
+    fields: [...(batch ? BATCH_MANIFEST_FIELDS : OBJECT_MANIFEST_FIELDS)],
+    label: `Merritt's ${batch ? 'batch' : 'object'} manifest columns (there is no #%fields line)`,
+  };
+}
+
+/** What the lines read so far have set. */
+interface ReadState {
+  columns?: Columns;
+  profile?: string;
+  ended: boolean;
+  entries: CheckmEntry[];
+}
+
+function readDirective(state: ReadState, line: string, fail: (what: string) => ManifestError): void {
+  const { name, rest } = directiveOf(line)!;
+  const label = line.split(/[\s|]/, 1)[0]!;
+  if (name.startsWith('eof')) {
+    state.ended = true;
+  } else if (state.entries.length > 0) {
+    throw fail(`${label} among the entries (directives go before the first entry)`);
+  } else if (name === 'profile') {
+    if (rest === '') throw fail(`${label} names no profile`);
+    state.profile ??= rest;
+  } else if (name === 'fields' || name === 'columns') {
+    if (state.columns) throw fail(`a second field list (${label})`);
+    state.columns = { fields: checkFields(splitCells(rest), label, fail), label };
+  }
+  // `#%checkm_0.7` again, `#%prefix` and unknown directives are read past, as Merritt does.
+}
+
+function readLine(
+  state: ReadState,
+  line: string,
+  lineNo: number,
+  fail: (what: string) => ManifestError,
+): void {
+  if (line === '') return;
+  if (state.ended) throw fail(`"${preview(line)}" after #%eof (the manifest ends there)`);
+  if (line.startsWith('%') || line.startsWith('#%')) return readDirective(state, line, fail);
+  if (line.startsWith('#')) return;
+  state.columns ??= defaultColumns(state.profile);
+  state.entries.push(parseEntry(state.columns, line, lineNo, fail));
 }
 
 /**
- * Parses a checkm 0.7 manifest. A line with fewer columns than `%fields` has the rest empty
- * (checkm lets trailing columns be left out); anything that cannot be an object's file list
- * throws a ManifestError naming the line (and `source`, e.g. the manifest's URL) and the fault.
+ * Parses a checkm 0.7 manifest as Merritt reads it. A row with fewer columns than the field list
+ * has the rest empty; a manifest whose header is `#%checkm_0.7` must end with `#%eof`, as
+ * Merritt requires (the bare `%checkm_0.7` form may leave it out). Which profile is allowed is the
+ * caller's to check. Anything else that cannot be an object's file list throws a ManifestError
+ * naming `source` (e.g. the manifest's URL), the line and the fault.
  */
 export function parseCheckm(input: string | Uint8Array, source = 'manifest'): CheckmManifest {
   const text = typeof input === 'string' ? input : Buffer.from(input).toString('utf8');
   const lines = text.replace(/^\uFEFF/, '').split(/\r\n|\r|\n/);
   const fail = (line: number, what: string) => new ManifestError(`${source} line ${line}: ${what}`, line);
-  let fields: string[] | undefined;
-  let profile: string | undefined;
-  const entries: CheckmEntry[] = [];
-  for (let i = headerLine(lines, fail) + 1; i < lines.length; i++) {
-    const line = (lines[i] ?? '').trim();
-    const failHere = (what: string) => fail(i + 1, what);
-    if (line === '' || line.startsWith('#')) continue;
-    const cells = line.split('|').map((cell) => cell.trim());
-    const directive = line.startsWith('%') ? (cells[0] ?? '').toLowerCase() : undefined;
-    if (directive === '%eof') break;
-    if (directive === '%fields') {
-      if (fields) throw failHere('a second %fields line');
-      fields = parseFields(cells, failHere);
-    } else if (directive === '%profile') {
-      profile = cells[1];
-    } else if (directive === undefined) {
-      if (!fields) throw failHere('an entry before the %fields line');
-      entries.push(parseEntry(fields, cells, i + 1, failHere));
-    }
+  const start = lines.findIndex((line) => line.replace(OUTER_BLANKS, '') !== '');
+  if (start < 0) throw fail(1, 'the manifest is empty (expected a #%checkm_0.7 header)');
+  const header = lines[start]!.replace(OUTER_BLANKS, '');
+  if (directiveOf(header)?.name !== 'checkm_0.7') {
+    throw fail(start + 1, `expected the header #%checkm_0.7, found "${preview(header)}"`);
   }
-  if (!fields) throw new ManifestError(`${source}: no %fields line`);
-  if (entries.length === 0) throw new ManifestError(`${source}: no entries`);
-  return { fields, ...(profile ? { profile } : {}), entries };
+  const state: ReadState = { ended: false, entries: [] };
+  for (let i = start + 1; i < lines.length; i++) {
+    readLine(state, lines[i]!.replace(OUTER_BLANKS, ''), i + 1, (what) => fail(i + 1, what));
+  }
+  if (header.startsWith('#') && !state.ended) {
+    throw new ManifestError(`${source}: no #%eof line at the end (Merritt requires one; is it cut short?)`);
+  }
+  if (state.entries.length === 0) throw new ManifestError(`${source}: no entries`);
+  const { columns, profile, entries } = state;
+  return { fields: columns!.fields, ...(profile ? { profile } : {}), entries };
 }
 
-function checkCell(value: string): string {
-  if (/[|\r\n]/.test(value) || value !== value.trim()) {
-    throw new Error(
-      `checkm cannot hold the value ${JSON.stringify(value)} (a "|", a line break or outer spaces)`,
-    );
+/** A URL is read as written (its own `%20` stays), so only its `|` is escaped: `%7c` is the same URL. */
+function formatCell(field: string, value: string, fail: (what: string) => Error): string {
+  if (field.toLowerCase() !== URL_FIELD) {
+    const why = unwritable(value);
+    if (why) throw fail(`${field} ${JSON.stringify(value)} holds ${why}`);
+    return encode(value);
   }
-  return value;
+  if (/^\s|\s$|[\r\n]/.test(value))
+    throw fail(`${field} ${JSON.stringify(value)} has blanks at an end or a line break`);
+  return value.replaceAll('|', '%7c');
+}
+
+/** A row as `Checkm.getLine` writes it: cells joined by ` | `, ending at the last one with a value. */
+function formatRow(
+  fields: readonly string[],
+  row: Readonly<Record<string, string | undefined>>,
+  fail: (what: string) => Error,
+): string {
+  const cells = fields.map((field) => formatCell(field, row[field] ?? '', fail));
+  while (cells.length > 1 && cells.at(-1) === '') cells.pop();
+  const line = cells.join(' | ');
+  if (line === '') throw fail('a row with no values');
+  if (/^[#%]/.test(line))
+    throw fail(`a row would start with "${line[0]}" (a comment or directive): ${preview(line)}`);
+  return line;
 }
 
 /**
- * Writes a checkm 0.7 manifest with the given fields and one line per row (a row maps field
- * names to values; missing ones are empty). Throws for values checkm cannot represent.
+ * Writes a checkm 0.7 manifest in Merritt's form: `#%checkm_0.7`, `#%profile | URL` (when
+ * given), the `#%prefix` lines of the prefixes the fields use, `#%fields`, one row per entry
+ * (a row maps field names to values; missing ones are empty), `#%eof`, every line ending `\n`.
+ * Values are escaped as `Checkm.enc` does; text Merritt's reader cannot give back (a line break,
+ * a literal `%20` or `%7c`, a tab at an end) throws. parseCheckm reads the text back to the same
+ * values when the rows are valid entries (a URL, sizes in bytes, known digests).
  */
 export function serializeCheckm(
   fields: readonly string[],
   rows: ReadonlyArray<Readonly<Record<string, string | undefined>>>,
   options: { profile?: string } = {},
 ): string {
-  const lines = ['%checkm_0.7'];
-  if (options.profile) lines.push(`%profile | ${checkCell(options.profile)}`);
-  lines.push(`%fields | ${fields.map(checkCell).join(' | ')}`);
-  for (const row of rows) {
-    const cells = fields.map((field) => checkCell(row[field] ?? ''));
-    if (/^[#%]/.test(cells[0] ?? '')) throw new Error(`a row cannot start with "#" or "%": ${cells[0]}`);
-    lines.push(cells.join(' | '));
+  const fail = (what: string) => new Error(`cannot write checkm: ${what}`);
+  const badName = fields.find((field) => !/^[^\s|]+$/.test(field));
+  if (badName !== undefined) throw fail(`the field name ${JSON.stringify(badName)} has a blank or a |`);
+  checkFields([...fields], '#%fields', fail);
+  const lines = ['#%checkm_0.7'];
+  if (options.profile) {
+    const profile = options.profile.trim();
+    if (/[\r\n]/.test(profile)) throw fail(`the profile ${JSON.stringify(profile)} holds a line break`);
+    lines.push(`#%profile | ${profile}`);
   }
-  lines.push('%eof', '');
-  return lines.join('\n');
+  const prefixes = new Set(fields.map((field) => field.split(':', 1)[0]!.toLowerCase()));
+  for (const [prefix, uri] of Object.entries(PREFIX_URIS)) {
+    if (prefixes.has(prefix)) lines.push(`#%prefix | ${prefix}: | ${uri}`);
+  }
+  lines.push(`#%fields | ${fields.join(' | ')}`);
+  for (const row of rows) lines.push(formatRow(fields, row, fail));
+  lines.push('#%eof');
+  return lines.map((line) => `${line}\n`).join('');
 }

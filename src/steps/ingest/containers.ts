@@ -1,5 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { unpackCompressed } from './containers-compressed.js';
 import { Budget, invalid, type UnpackContext, type UnpackedFile } from './containers-entry.js';
 import { unpackTar } from './containers-tar.js';
 import { unpackZip } from './containers-zip.js';
@@ -7,13 +8,18 @@ import type { ContainerLimits } from './contracts.js';
 
 export type { UnpackedFile } from './containers-entry.js';
 
-/** Container formats this engine unpacks (a `.tar.gz` is a `tar`: the parser ungzips). */
-export type ContainerFormat = 'zip' | 'tar';
+/**
+ * Container formats this engine unpacks, Merritt's: zip, tar, and a gzip or bzip2 stream (of a
+ * tar, or of one file). A gzip named `.tar.gz`, `.tgz` or `.tarz` is a `tar`: the parser ungzips.
+ */
+export type ContainerFormat = 'zip' | 'tar' | 'gzip' | 'bzip2';
+
+/** Names of a gzipped tar, read by the tar parser as it streams. */
+const GZIPPED_TAR = /(?:\.tar\.gz|\.tgz|tarz)$/;
 
 /**
- * The format of a container from its first bytes (its name may say nothing): zip, gzip (a
- * `.tar.gz`/`.tgz`: tar reads the gzip itself) or POSIX tar; a `.tar` name for old tars without
- * the `ustar` magic. Undefined for anything else.
+ * The format of a container from its first bytes (its name may say nothing): zip, gzip, bzip2
+ * or POSIX tar; a `.tar` name for old tars without the `ustar` magic. Undefined for anything else.
  */
 export async function containerFormat(
   archive: string,
@@ -25,7 +31,8 @@ export async function containerFormat(
     const { bytesRead } = await fh.read(head, 0, head.length, 0);
     const magic = head.subarray(0, 4).toString('latin1');
     if (magic === 'PK\x03\x04' || magic === 'PK\x05\x06') return 'zip';
-    if (head[0] === 0x1f && head[1] === 0x8b) return 'tar';
+    if (head[0] === 0x1f && head[1] === 0x8b) return GZIPPED_TAR.test(name) ? 'tar' : 'gzip';
+    if (magic.startsWith('BZh')) return 'bzip2';
     if (bytesRead >= 262 && head.toString('latin1', 257, 262) === 'ustar') return 'tar';
     return /\.tar$/i.test(name) ? 'tar' : undefined;
   } finally {
@@ -34,7 +41,7 @@ export async function containerFormat(
 }
 
 /**
- * Unpacks a zip, tar or tar.gz into `dest` safely: entries with absolute paths or `..` segments,
+ * Unpacks a zip, tar, tar.gz, gz or bz2 (containers-compressed.ts) into `dest` safely: entries with absolute paths or `..` segments,
  * links and devices are refused, entry count, entry size, total size and compression ratio are
  * capped (declared sizes checked first, real bytes counted while writing), so a bomb fails with
  * CONTAINER_TOO_LARGE and a hostile archive with CONTAINER_INVALID, both naming the container.
@@ -48,15 +55,15 @@ export async function unpackContainer(
   name = basename(archive),
 ): Promise<UnpackedFile[]> {
   const format = await containerFormat(archive, name);
-  if (!format) throw invalid({ name }, 'not a zip, tar or tar.gz file');
-  const ctx: UnpackContext = {
-    name,
-    archive,
-    dest,
-    signal,
-    budget: new Budget(name, limits, (await stat(archive)).size),
-  };
-  const files = format === 'zip' ? await unpackZip(ctx) : await unpackTar(ctx);
+  if (!format) throw invalid({ name }, 'not a zip, tar, tar.gz, gz or bz2 file');
+  const archiveBytes = (await stat(archive)).size;
+  const ctx: UnpackContext = { name, archive, dest, signal, budget: new Budget(name, limits, archiveBytes) };
+  const files =
+    format === 'zip'
+      ? await unpackZip(ctx)
+      : format === 'tar'
+        ? await unpackTar(ctx)
+        : await unpackCompressed(ctx, format, limits, archiveBytes);
   if (files.length === 0) throw invalid(ctx, 'it holds no files');
   return files;
 }

@@ -10,7 +10,8 @@
 
 import type { MailSettings } from './mail-merritt.js';
 
-export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha512';
+/** Merritt's `MessageDigestType` names (mrt-core), md2 aside: Node cannot compute it. */
+export type DigestAlgorithm = 'md5' | 'sha1' | 'sha256' | 'sha384' | 'sha512' | 'crc32' | 'adler32';
 
 export interface Digest {
   algorithm: DigestAlgorithm;

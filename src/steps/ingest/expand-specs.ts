@@ -3,6 +3,7 @@ import type { JobConfiguration, JobIdentifiers, JobMetadata, Submission } from '
 import type { CheckmEntry } from './checkm.js';
 import type { Digest, Profile } from './contracts.js';
 import { IntakeError } from './errors.js';
+import { joinLocalIds, splitLocalIds } from './local-ids.js';
 import { configuredDigest, configuredSize } from './object-files.js';
 import { safeRelativePath } from './safe-path.js';
 import { SUBMISSION_KINDS, submissionKindOf, type SubmissionKind } from './submission-kinds.js';
@@ -28,29 +29,48 @@ export interface BatchDefaults {
   profile: Profile;
 }
 
-function baseConfiguration(d: BatchDefaults, payloadUrl: string, payloadType: string): JobConfiguration {
+/** What a job's payload is, by the kind of the object it makes (`/jobs/JID/configuration`'s payload_type). */
+type PayloadType = 'file' | 'container' | 'object_manifest';
+
+/** The payload type of a single-object submission, and of each row of a batch manifest (HandlerDisaggregate). */
+const PAYLOAD_TYPES: Readonly<Record<SubmissionKind, PayloadType>> = {
+  file: 'file',
+  container: 'container',
+  'object-manifest': 'object_manifest',
+  'batch-manifest': 'object_manifest',
+  'container-batch-manifest': 'container',
+  'single-file-batch-manifest': 'file',
+};
+
+/** Submission keys a job keeps in its configuration, as mrt-ingest's job keeps them (`note`…). */
+const CARRIED_KEYS = ['note', 'notification_format', 'retain_target_url', 'datacite_resource_type'] as const;
+
+function baseConfiguration(d: BatchDefaults, payloadUrl: string, payloadType: PayloadType): JobConfiguration {
+  const s = d.submission;
   const config: JobConfiguration = {
     profile_name: d.profile.name,
-    submitter: d.submission.submitter,
+    submitter: s.submitter,
     payload_url: payloadUrl,
     payload_type: payloadType,
     response_type: d.profile.responseType,
     collection: d.profile.collection,
   };
-  if (typeof d.submission.submission_mode === 'string') config.submission_mode = d.submission.submission_mode;
+  if (typeof s.submission_mode === 'string') config.submission_mode = s.submission_mode;
+  for (const key of CARRIED_KEYS) if (s[key] !== undefined && s[key] !== '') config[key] = s[key];
   return config;
 }
 
+/** The identifiers node of a job: the primary id, and the local ids split at `;`, once each. */
 function identifiersOf(primary: unknown, local: unknown): JobIdentifiers | undefined {
-  const primaryId = typeof primary === 'string' ? primary : '';
-  const localId = typeof local === 'string' && local !== '' ? [local] : [];
-  return primaryId || localId.length > 0 ? { primary_id: primaryId, local_id: localId } : undefined;
+  const primaryId = typeof primary === 'string' ? primary.trim() : '';
+  const localIds = splitLocalIds(local);
+  return primaryId || localIds.length > 0 ? { primary_id: primaryId, local_id: localIds } : undefined;
 }
 
 function metadataOf(erc: Record<keyof JobMetadata, unknown>): JobMetadata | undefined {
   const metadata: JobMetadata = {};
   for (const [key, value] of Object.entries(erc) as [keyof JobMetadata, unknown][]) {
-    if (typeof value === 'string' && value !== '') metadata[key] = value;
+    if (typeof value === 'string' && value.trim() !== '') metadata[key] = value.trim();
   }
   return Object.keys(metadata).length > 0 ? metadata : undefined;
 }
@@ -73,54 +93,75 @@ function withFileFields(spec: JobSpec, file: { digest?: Digest; size?: number; n
   return spec;
 }
 
-function finish(spec: JobSpec, identifiers?: JobIdentifiers, metadata?: JobMetadata): JobSpec {
-  if (identifiers) spec.identifiers = identifiers;
-  if (metadata) spec.metadata = metadata;
-  return spec;
+/** A job spec with its local id (Merritt's `a;b` form), identifiers and ERC. */
+function spec(
+  position: number,
+  d: BatchDefaults,
+  configuration: JobConfiguration,
+  ids: { primary: unknown; local: unknown },
+  metadata: JobMetadata | undefined,
+): JobSpec {
+  const localId = joinLocalIds(splitLocalIds(ids.local));
+  if (localId !== '') configuration.local_id = localId;
+  const made: JobSpec = { position, priority: d.profile.priority, configuration };
+  const identifiers = identifiersOf(ids.primary, ids.local);
+  if (identifiers) made.identifiers = identifiers;
+  if (metadata) made.metadata = metadata;
+  return made;
 }
 
 /** The one job of a `file`, `container` or `object-manifest` submission (position 0). */
 export function singleObjectSpec(d: BatchDefaults, kind: SubmissionKind): JobSpec {
   const s = d.submission;
-  const payloadType = kind === 'object-manifest' ? 'object_manifest' : kind;
-  const configuration = baseConfiguration(d, s.payload_url, payloadType);
-  if (typeof s.local_id === 'string' && s.local_id !== '') configuration.local_id = s.local_id;
-  let spec: JobSpec = { position: 0, priority: d.profile.priority, configuration };
-  if (kind !== 'object-manifest') {
-    try {
-      const name = typeof s.file_name === 'string' ? s.file_name : undefined;
-      spec = withFileFields(spec, { digest: configuredDigest(s), size: configuredSize(s), name });
-    } catch (err) {
-      spec = { ...spec, rejected: (err as Error).message };
-    }
-  }
+  const payloadType = PAYLOAD_TYPES[kind];
   const metadata = metadataOf({
     erc_who: s.erc_who,
     erc_what: s.erc_what,
     erc_when: s.erc_when,
     erc_where: s.erc_where,
   });
-  return finish(spec, identifiersOf(s.primary_id, s.local_id), metadata);
+  const made = spec(
+    0,
+    d,
+    baseConfiguration(d, s.payload_url, payloadType),
+    { primary: s.primary_id, local: s.local_id },
+    metadata,
+  );
+  if (payloadType === 'object_manifest') return made;
+  try {
+    const name = typeof s.file_name === 'string' ? s.file_name : undefined;
+    return withFileFields(made, { digest: configuredDigest(s), size: configuredSize(s), name });
+  } catch (err) {
+    return { ...made, rejected: (err as Error).message };
+  }
 }
 
-/** The job of one entry of a manifest of manifests (an object manifest) or of containers. */
+/**
+ * The job of one row of a batch manifest, as mrt-ingest's queue `HandlerDisaggregate` makes it:
+ * a `batch-manifest` row is an object manifest, a `container-batch-manifest` row a container, a
+ * `single-file-batch-manifest` row a file; each with the row's title, creator, date, local id
+ * and primary id (the form's values are the batch's, not its rows').
+ */
 export function entrySpec(
   d: BatchDefaults,
   kind: SubmissionKind,
   entry: CheckmEntry,
   position: number,
 ): JobSpec {
-  const container = kind === 'manifest-of-containers';
-  const configuration = baseConfiguration(d, entry.fileUrl, container ? 'container' : 'object_manifest');
-  if (entry.localIdentifier) configuration.local_id = entry.localIdentifier;
-  let spec: JobSpec = { position, priority: d.profile.priority, configuration };
-  if (container)
-    spec = withFileFields(spec, { digest: entry.digest, size: entry.fileSize, name: entry.fileName });
+  const payloadType = PAYLOAD_TYPES[kind];
   const metadata = metadataOf({
     erc_who: entry.creator,
     erc_what: entry.title,
     erc_when: entry.date,
     erc_where: undefined,
   });
-  return finish(spec, identifiersOf(entry.primaryIdentifier, entry.localIdentifier), metadata);
+  const made = spec(
+    position,
+    d,
+    baseConfiguration(d, entry.fileUrl, payloadType),
+    { primary: entry.primaryIdentifier, local: entry.localIdentifier },
+    metadata,
+  );
+  if (payloadType === 'object_manifest') return made;
+  return withFileFields(made, { digest: entry.digest, size: entry.fileSize, name: entry.fileName });
 }

@@ -5,7 +5,7 @@ import type { BatchSteps, ExpandArgs } from '../contracts.js';
 import { createJobs, type JobSpec } from '../../queue/job-create.js';
 import { parseCheckm } from './checkm.js';
 import type { IngestSettings } from './contracts.js';
-import { isIntakeError, IntakeError } from './errors.js';
+import { isIntakeError, IntakeError, ManifestError } from './errors.js';
 import {
   entrySpec,
   singleObjectSpec,
@@ -14,9 +14,11 @@ import {
   type SubmissionKind,
 } from './expand-specs.js';
 import type { Fetcher } from './fetch.js';
-import { configuredDigest, configuredSize } from './object-files.js';
+import { configuredDigest, configuredSize, fileNameFromUrl } from './object-files.js';
 import type { ProfileStore } from './profiles.js';
 import type { QueuedMail } from './queued-mail.js';
+import { guessSubmissionKind, kindOfManifestProfile } from './submission-guess.js';
+import { BATCH_KINDS, isUntyped } from './submission-kinds.js';
 
 /** What the expand step is built from (composition root). */
 export interface ExpandDeps {
@@ -60,26 +62,62 @@ async function verifySingleFile(deps: ExpandDeps, x: Expansion, spec: JobSpec): 
   }
 }
 
+/**
+ * What the rows of a batch manifest are: as in mrt-ingest (`getObjectType`), the manifest's
+ * profile decides (object manifests, containers or files), whichever of the three batch types
+ * the form gave; a manifest naming no profile is read as the submission's type says.
+ */
+function rowKind(source: string, profile: string | undefined, declared: SubmissionKind): SubmissionKind {
+  if (profile === undefined || profile === '') return declared;
+  const named = kindOfManifestProfile(profile);
+  if (named && BATCH_KINDS.includes(named)) return named;
+  throw new ManifestError(
+    `${source}: its profile ${profile} is not a batch manifest's (mrt-batch-manifest, ` +
+      'mrt-container-batch-manifest or mrt-single-file-batch-manifest)',
+  );
+}
+
 /** One job per entry of a batch manifest; a corrupt manifest throws its ManifestError. */
 async function manifestSpecs(deps: ExpandDeps, x: Expansion, kind: SubmissionKind): Promise<JobSpec[]> {
   const url = x.defaults.submission.payload_url;
+  const source = `batch manifest ${url}`;
   const text = await deps.fetcher.text(url, { signal: x.signal });
-  const manifest = parseCheckm(text, `batch manifest ${url}`);
-  return manifest.entries.map((entry, position) => entrySpec(x.defaults, kind, entry, position));
+  const manifest = parseCheckm(text, source);
+  const rows = rowKind(source, manifest.profile, kind);
+  return manifest.entries.map((entry, position) => entrySpec(x.defaults, rows, entry, position));
 }
 
 async function specsOf(deps: ExpandDeps, x: Expansion, kind: SubmissionKind): Promise<JobSpec[]> {
-  if (kind === 'manifest-of-manifests' || kind === 'manifest-of-containers') {
-    return manifestSpecs(deps, x, kind);
-  }
+  if (BATCH_KINDS.includes(kind)) return manifestSpecs(deps, x, kind);
   const spec = singleObjectSpec(x.defaults, kind);
   return [kind === 'file' ? await verifySingleFile(deps, x, spec) : spec];
 }
 
 /**
- * The batch step that turns a submission into its jobs, by `type`: `file`, `container`,
- * `object-manifest` (one job each), `manifest-of-manifests` and `manifest-of-containers` (one job
- * per manifest entry, at its position). Jobs take the profile's priority, collection and response
+ * The type of a submission that gives none, guessed as mrt-ingest guesses an upload's: by the
+ * payload's name, else by the profile of the manifest it is. A payload above the manifest limit
+ * cannot be a manifest this engine reads, so it is a file.
+ */
+async function guessedKind(deps: ExpandDeps, x: Expansion): Promise<SubmissionKind> {
+  const s = x.defaults.submission;
+  const name =
+    typeof s.file_name === 'string' && s.file_name !== '' ? s.file_name : fileNameFromUrl(s.payload_url);
+  let head = '';
+  try {
+    head = await deps.fetcher.text(s.payload_url, { signal: x.signal });
+  } catch (err) {
+    if (!isIntakeError(err) || err.code !== 'FETCH_TOO_LARGE') throw err;
+  }
+  const kind = guessSubmissionKind(name, head);
+  x.log.info({ batchId: x.batchId, kind, name }, 'submission type guessed');
+  return kind;
+}
+
+/**
+ * The batch step that turns a submission into its jobs, by `type` (Merritt's six): `file`,
+ * `container`, `object-manifest` (one job each), `batch-manifest`, `container-batch-manifest`
+ * and `single-file-batch-manifest` (one job per manifest row, at its position); a submission
+ * without a type is guessed as mrt-ingest guesses it. Jobs take the profile's priority, collection and response
  * type. Re-running after a crash creates no job twice (createJobs skips known positions).
  * Unknown type or profile, an unusable payload URL or a corrupt batch manifest throw: the batch
  * goes to reporting with that message, the depositor's report says it, and the batch ends failed.
@@ -87,7 +125,7 @@ async function specsOf(deps: ExpandDeps, x: Expansion, kind: SubmissionKind): Pr
 export function createExpandStep(deps: ExpandDeps): BatchSteps['expand'] {
   return async ({ batch, signal, log, queue }: ExpandArgs) => {
     const submission = batch.submission;
-    const kind = submissionKind(submission.type);
+    const declared = isUntyped(submission.type) ? undefined : submissionKind(submission.type);
     if (typeof submission.payload_url !== 'string' || !URL.canParse(submission.payload_url)) {
       throw new IntakeError(
         'SUBMISSION_INVALID',
@@ -96,6 +134,7 @@ export function createExpandStep(deps: ExpandDeps): BatchSteps['expand'] {
     }
     const profile = await deps.profiles.resolve(submission.profile_name);
     const expansion: Expansion = { batchId: batch.batchId, defaults: { submission, profile }, signal, log };
+    const kind = declared ?? (await guessedKind(deps, expansion));
     const specs = await specsOf(deps, expansion, kind);
     signal.throwIfAborted();
     const result = await createJobs(queue, batch.batchId, specs);

@@ -1,9 +1,8 @@
-import type { Hash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Digest, DigestAlgorithm } from './contracts.js';
-import { createDigester, digestOf, formatDigest, sameDigest } from './digest.js';
+import { createDigester, type Digester, digestOf, formatDigest, sameDigest } from './digest.js';
 import { FetchError } from './errors.js';
 
 /** What a fetched file is checked against. */
@@ -18,7 +17,7 @@ export interface Expected {
  */
 export class FileProgress {
   written = 0;
-  hash: Hash;
+  hash: Digester;
 
   constructor(readonly algorithm: DigestAlgorithm) {
     this.hash = createDigester(algorithm);

@@ -1,6 +1,7 @@
 import type { DigestAlgorithm } from './contracts.js';
 import { OutputError } from './output-errors.js';
 import type { ManifestRow } from './storage-manifest.js';
+import { DIGEST_ALGORITHMS } from './digest.js';
 
 /**
  * The manifest processing hands to storage (merritt-protocols.md §1 (d)): Merritt's
@@ -70,7 +71,7 @@ export function formatHandOffManifest(rows: readonly HandOffRow[]): string {
   return [...ADD_MANIFEST_HEADER, ...rows.map(formatRow), '#%eof'].map((line) => `${line}\n`).join('');
 }
 
-const ALGORITHMS: readonly DigestAlgorithm[] = ['md5', 'sha1', 'sha256', 'sha512'];
+const ALGORITHMS: readonly DigestAlgorithm[] = DIGEST_ALGORITHMS;
 
 function invalid(message: string): OutputError {
   return new OutputError('HANDOFF_INVALID', message);

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Digest, DigestAlgorithm } from './contracts.js';
+import { createDigester } from './digest.js';
 import { OutputError } from './output-errors.js';
 
 /**
@@ -48,13 +49,13 @@ export async function digestFile(
   algorithm: DigestAlgorithm,
   signal?: AbortSignal,
 ): Promise<{ digest: Digest; size: number }> {
-  const hash = createHash(algorithm);
+  const hash = createDigester(algorithm);
   let size = 0;
   for await (const chunk of createReadStream(path, { signal })) {
     hash.update(chunk as Buffer);
     size += (chunk as Buffer).length;
   }
-  return { digest: { algorithm, value: hash.digest('hex') }, size };
+  return { digest: { algorithm, value: hash.digest() }, size };
 }
 
 /** Whether `path` is strictly below `root` (after resolving both). */

@@ -4,6 +4,7 @@ import type { JobRecord } from '../../queue/job-load.js';
 import { workDirOf, type DownloadedFile, type DownloadRecord, type IngestSettings } from './contracts.js';
 import { OutputError } from './output-errors.js';
 import { assertArk, isBelow, readJsonIfPresent, writeFileAtomic } from './output-files.js';
+import { DIGEST_ALGORITHMS } from './digest.js';
 
 /**
  * What the output steps read from and leave in a job's working directory. Besides the
@@ -44,7 +45,7 @@ export function jobWorkDir(settings: Pick<IngestSettings, 'workRoot'>, job: JobR
 }
 
 const HEX = /^[0-9a-f]+$/i;
-const ALGORITHMS = new Set(['md5', 'sha1', 'sha256', 'sha512']);
+const ALGORITHMS: ReadonlySet<string> = new Set(DIGEST_ALGORITHMS);
 
 function isDownloadedFile(value: unknown): value is DownloadedFile {
   const file = value as Partial<DownloadedFile> | null;

@@ -3,6 +3,7 @@ import type { MerrittJobSteps, StepWrites } from '../contracts.js';
 import type { QueueContext } from '../../queue/context.js';
 import { createLocalIdLock, type LocalIdLock } from '../../queue/localid-lock.js';
 import type { JobRecord } from '../../queue/job-load.js';
+import type { JobMetadata } from '../../queue/records.js';
 import type { DownloadRecord, IngestSettings, Profile } from './contracts.js';
 import { moveDeleteList, readDeleteList } from './delete-list.js';
 import { writeErcFiles } from './erc.js';
@@ -11,10 +12,12 @@ import { handOffRows } from './handoff-files.js';
 import { formatHandOffManifest } from './handoff-manifest.js';
 import { planHandOff, type HandOffPlan } from './handoff-plan.js';
 import type { Inventory } from './inventory.js';
+import { splitLocalIds } from './local-ids.js';
 import type { MintRequest, Minter } from './minter.js';
 import { OutputError } from './output-errors.js';
 import { assertArk, digestFile, writeFileAtomic } from './output-files.js';
 import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from './output-workdir.js';
+import { applyProducerErc, readProducerErc, type DescribedObject } from './producer-erc.js';
 import type { StoreFile } from './storage.js';
 
 /** What the processing step is built from (the composition root wires the services the settings select). */
@@ -34,22 +37,44 @@ export const HANDOFF_MANIFEST = 'system/mrt-manifest.txt';
 
 interface ArkInputs {
   job: JobRecord;
-  download: DownloadRecord;
+  described: Described;
   localIds: string[];
   workDir: string;
   signal: AbortSignal;
 }
 
+/** The object as described, and whether the depositor's own `mrt-erc.txt` had a say. */
+type Described = DescribedObject & { fromProducer?: boolean };
+
 const nonEmpty = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
-/** Local ids from the manifest, the job's configuration and its identifiers node, once each. */
-function localIdsOf(job: JobRecord, download: DownloadRecord): string[] {
-  const ids = [
+/**
+ * What the object is said to be: the ERC and ids from the form or the manifest row, then the
+ * depositor's own `producer/mrt-erc.txt` over them (producer-erc.ts). Local ids come from the
+ * manifest, the job's configuration and its identifiers node, split at `;`, once each.
+ */
+async function describe(job: JobRecord, download: DownloadRecord, workDir: string): Promise<Described> {
+  const localIds = splitLocalIds([
     download.object.localIdentifier,
     job.configuration.local_id,
     ...(job.identifiers?.local_id ?? []),
-  ];
-  return [...new Set(ids.filter(nonEmpty).map((id) => id.trim()))];
+  ]);
+  const primaryId = [download.object.primaryIdentifier, job.identifiers?.primary_id].find(nonEmpty)?.trim();
+  const given: DescribedObject = { erc: download.object.erc, localIds, ...(primaryId ? { primaryId } : {}) };
+  const producer = await readProducerErc(workDir);
+  return producer ? { ...applyProducerErc(given, producer), fromProducer: true } : given;
+}
+
+/** The job's metadata node from the object's ERC, when the depositor's own ERC changed it. */
+function metadataOf(described: Described, before: JobMetadata | undefined): JobMetadata | undefined {
+  if (!described.fromProducer) return undefined;
+  const { erc } = described;
+  const metadata: JobMetadata = { ...before };
+  if (erc.who) metadata.erc_who = erc.who;
+  if (erc.what) metadata.erc_what = erc.what;
+  if (erc.when) metadata.erc_when = erc.when;
+  const same = JSON.stringify(metadata) === JSON.stringify(before ?? {});
+  return same ? undefined : metadata;
 }
 
 /** The one ark the local ids already name for the owner (a conflict when they name several). */
@@ -77,11 +102,10 @@ interface ArkIds {
 }
 
 function arkIdsOf(deps: ProcessDeps, inputs: ArkInputs): ArkIds {
-  const { job, download } = inputs;
-  const givenRaw = [download.object.primaryIdentifier, job.identifiers?.primary_id].find(nonEmpty);
+  const { job, described } = inputs;
   const profile = deps.profileOf?.(job.configuration.profile_name);
   return {
-    ...(givenRaw === undefined ? {} : { given: assertArk(givenRaw.trim()) }),
+    ...(described.primaryId === undefined ? {} : { given: assertArk(described.primaryId) }),
     localIds: inputs.localIds.filter((id) => !id.includes('(:unas)')),
     ...(profile?.owner ? { owner: profile.owner } : {}),
     ...(profile ? { profile } : {}),
@@ -92,7 +116,7 @@ function arkIdsOf(deps: ProcessDeps, inputs: ArkInputs): ArkIds {
 function mintRequestOf(inputs: ArkInputs, ids: ArkIds): MintRequest {
   const retain = inputs.job.configuration.retain_target_url;
   return {
-    erc: inputs.download.object.erc,
+    erc: inputs.described.erc,
     localIds: inputs.localIds,
     ...(ids.profile ? { profile: ids.profile } : {}),
     ...(retain === true || retain === 'true' ? { retainTargetUrl: true } : {}),
@@ -194,9 +218,10 @@ export function createProcessStep(deps: ProcessDeps): MerrittJobSteps['process']
     // Decided first: a deployment that cannot hand the object over fails before minting.
     const plan = planHandOff(deps, job, workDir);
     const download = await readDownloadRecord(workDir);
-    const localIds = localIdsOf(job, download);
-    const ark = await chooseArk(deps, { job, download, localIds, workDir, signal });
-    const systemPaths = await writeErcFiles(workDir, { ark, localIds, erc: download.object.erc });
+    const described = await describe(job, download, workDir);
+    const { localIds, erc } = described;
+    const ark = await chooseArk(deps, { job, described, localIds, workDir, signal });
+    const systemPaths = await writeErcFiles(workDir, { ark, localIds, erc });
     const target = storeTarget(job, ark, plan);
     const files = await moveDeleteList(workDir, target, [
       ...download.files,
@@ -204,8 +229,10 @@ export function createProcessStep(deps: ProcessDeps): MerrittJobSteps['process']
     ]);
     const manifestUrl = await writeHandOffManifest(workDir, files, plan, signal);
     log.info({ ark, files: files.length, mode: target.action }, 'handed to storage');
+    const metadata = metadataOf(described, job.metadata);
     return {
       identifiers: { primary_id: ark, local_id: localIds },
+      ...(metadata ? { metadata } : {}),
       store: storeNode(manifestUrl, target, await readDeleteList(workDir, target)),
       inventory: inventoryNode(plan.storeUrl, target),
     };

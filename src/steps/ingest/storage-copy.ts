@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { createDigester } from './digest.js';
 import { OutputError } from './output-errors.js';
 import { resolveInside } from './output-files.js';
 import type { ManifestEntry } from './storage-manifest.js';
@@ -27,7 +27,7 @@ async function copyOne(
   hint: string,
 ): Promise<void> {
   await mkdir(dirname(dest), { recursive: true });
-  const hash = createHash(entry.digest.algorithm);
+  const hash = createDigester(entry.digest.algorithm);
   let size = 0;
   const tap = new Transform({
     transform(chunk: Buffer, _encoding, done) {
@@ -43,7 +43,7 @@ async function copyOne(
   } finally {
     await handle.close();
   }
-  const value = hash.digest('hex');
+  const value = hash.digest();
   if (size !== entry.size || value !== entry.digest.value.toLowerCase()) {
     throw new OutputError(
       'DIGEST_MISMATCH',

@@ -1,5 +1,6 @@
 import type { Digest, DigestAlgorithm } from './contracts.js';
 import { OutputError } from './output-errors.js';
+import { DIGEST_ALGORITHMS } from './digest.js';
 
 /**
  * The storage manifest: a checkm file (Merritt's `mrt-ingest-manifest` profile) listing every
@@ -34,7 +35,7 @@ const HEADER = [
   `#%fields | ${MANIFEST_FIELDS.join(' | ')}`,
 ];
 
-const ALGORITHMS: readonly DigestAlgorithm[] = ['md5', 'sha1', 'sha256', 'sha512'];
+const ALGORITHMS: readonly DigestAlgorithm[] = DIGEST_ALGORITHMS;
 
 const percent = (c: string): string => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`;
 

@@ -176,7 +176,7 @@ describe('chaos 4, dependencies: downloads that stall, time out or fail, and a c
             profile_name: 'chaos',
             submitter: 'chaos',
             payload_url: plan.url,
-            type: 'manifest-of-manifests',
+            type: 'batch-manifest',
           });
           return { bid, objects: plan.objects };
         }),

@@ -36,7 +36,7 @@ async function completedBatch(ctx: QueueContext): Promise<{ bid: string; jids: s
     profile_name: 'demo',
     submitter: 'depositor',
     payload_url: 'u',
-    type: 'manifest-of-manifests',
+    type: 'batch-manifest',
   };
   const { bid } = await createBatch(ctx, submission);
   await driveBatch(ctx, bid, { type: 'batch.acquired' });

@@ -38,18 +38,18 @@ describe('POST /batches/manifest', () => {
   });
 
   it('writes the manifest under the upload directory and submits it as a file:// payload', async () => {
-    const res = await post('profile=demo&submitter=api&type=manifest-of-manifests&uuid=up-1', MANIFEST);
+    const res = await post('profile=demo&submitter=api&type=batch-manifest&uuid=up-1', MANIFEST);
     expect(res.statusCode).toBe(201);
     const { bid } = res.json<{ bid: string }>();
     const batch = await loadBatch(ctx, bid);
     expect(batch.submission).toMatchObject({
-      type: 'manifest-of-manifests',
+      type: 'batch-manifest',
       batchID: 'up-1',
       collection: 'demo',
     });
     expect(readFileSync(fileURLToPath(batch.submission.payload_url), 'utf8')).toBe(MANIFEST);
     expect(
-      (await post('profile=demo&submitter=api&type=manifest-of-manifests&uuid=up-1', MANIFEST)).statusCode,
+      (await post('profile=demo&submitter=api&type=batch-manifest&uuid=up-1', MANIFEST)).statusCode,
     ).toBe(200);
   });
 

@@ -180,7 +180,7 @@ describe('bounded waits in provisioning and expansion', () => {
       '/bad/batch.checkm',
       bytes('%checkm_0.7\n%fields | nfo:fileUrl | nfo:fileSize\nhttp://x/y | not-a-size\n'),
     );
-    const bid = await submit(http.url('/bad/batch.checkm'), 'manifest-of-manifests');
+    const bid = await submit(http.url('/bad/batch.checkm'), 'batch-manifest');
     const batch = await batchEnded(bid);
     expect(batch.status).toBe('failed');
     expect(batch.message).toMatch(/line 3/);

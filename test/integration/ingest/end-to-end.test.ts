@@ -5,15 +5,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccess, loadAccess } from '../../../src/queue/access.js';
 import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
 import type { QueueContext } from '../../../src/queue/context.js';
-import { loadJob, type JobRecord } from '../../../src/queue/job-load.js';
+import type { JobRecord } from '../../../src/queue/job-load.js';
 import type { Submission } from '../../../src/queue/records.js';
 import { serializeCheckm } from '../../../src/steps/ingest/checkm.js';
 import { objectDir } from '../../../src/steps/ingest/storage-local.js';
 import { zipOf } from '../../support/archives.js';
 import { startIngestEngine, type IngestEngine } from '../../support/ingest-engine.js';
+import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';
 import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { testIngestSettings } from '../../support/intake-fixtures.js';
@@ -63,15 +62,8 @@ describe('ingest end to end', () => {
         ...extra,
       })
     ).bid;
-  const finished = (bid: string) =>
-    eventually(
-      () => loadBatch(ctx, bid),
-      (b) => b.status === 'completed' || b.status === 'failed',
-      60_000,
-      100,
-    );
-  const jobsOf = async (bid: string): Promise<JobRecord[]> =>
-    Promise.all((await listBatchJobs(ctx, bid)).map(({ jid }) => loadJob(ctx, jid)));
+  const finished = (bid: string) => batchSettled(ctx, bid, 60_000);
+  const jobsOf = (bid: string): Promise<JobRecord[]> => batchJobRecords(ctx, bid);
 
   /** The files of the object's first stored version, by path under producer/. */
   function stored(job: JobRecord): Map<string, Buffer> {
@@ -162,7 +154,7 @@ describe('ingest end to end', () => {
         'nfo:fileName': '2.zip',
       },
     ]);
-    const manyBid = await submit(serve('/mc/batch.checkm', containers), 'manifest-of-containers');
+    const manyBid = await submit(serve('/mc/batch.checkm', containers), 'container-batch-manifest');
 
     expect((await finished(fileBid)).status).toBe('completed');
     expect(sha256(stored((await jobsOf(fileBid))[0]!).get('data.bin')!)).toBe(sha256(single));
@@ -187,7 +179,7 @@ describe('ingest end to end', () => {
     ].map((url) => ({ 'nfo:fileUrl': url }));
     const bid = await submit(
       serve('/mm/batch.checkm', serializeCheckm(['nfo:fileUrl'], rows)),
-      'manifest-of-manifests',
+      'batch-manifest',
     );
     const batch = await finished(bid);
     expect(batch).toMatchObject({ status: 'failed', jobCount: 4 });
@@ -210,7 +202,7 @@ describe('ingest end to end', () => {
       '/bad/batch.checkm',
       '%checkm_0.7\n%fields | nfo:fileUrl | nfo:fileSize\nhttp://x/y | not-a-size\n',
     );
-    const bid = await submit(corrupt, 'manifest-of-manifests');
+    const bid = await submit(corrupt, 'batch-manifest');
     const batch = await finished(bid);
     expect(batch.status).toBe('failed');
     expect(batch.message).toMatch(/line 3/);

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -140,7 +142,7 @@ describe('unpacking containers', () => {
 
   it('refuses what is not a container, and an empty one', async () => {
     const text = await unpack(Buffer.from('just text'), 'notes.zip');
-    expect(text.error?.message).toBe('container notes.zip: not a zip, tar or tar.gz file');
+    expect(text.error?.message).toBe('container notes.zip: not a zip, tar, tar.gz, gz or bz2 file');
     const truncated = await unpack((await zipOf(CONTENT)).subarray(0, 60), 'cut.zip');
     expect(truncated.error?.code).toBe('CONTAINER_INVALID');
     const empty = await unpack(await zipOf([]), 'empty.zip');
@@ -152,5 +154,49 @@ describe('unpacking containers', () => {
     expect(await containerFormat(join(dir, 'x.bin'))).toBe('zip');
     await writeFile(join(dir, 'y.bin'), 'plain');
     expect(await containerFormat(join(dir, 'y.bin'))).toBeUndefined();
+  });
+
+  /** bzip2 by Debian's bzip2, as a depositor's machine makes it. */
+  const bzip2 = (data: Buffer): Buffer => execFileSync('bzip2', ['-c'], { input: data });
+
+  it('a .gz of one file is that file, named as mrt-ingest names it (the .gz dropped)', async () => {
+    const text = Buffer.from('one gzipped file\n'.repeat(100));
+    const { dest, files, error } = await unpack(gzipSync(text), 'notes.txt.gz');
+    expect(error).toBeUndefined();
+    expect(files).toEqual([
+      { path: 'notes.txt', size: text.length, digest: { algorithm: 'sha256', value: sha256(text) } },
+    ]);
+    expect(await readFile(join(dest, 'notes.txt'))).toEqual(text);
+    // nothing but the object's file is left in the destination or beside it
+    expect(await readdir(dest)).toEqual(['notes.txt']);
+  });
+
+  it('a .bz2 of a tar, a .tar.bz2 and a .bz2 of one file unpack as in mrt-ingest', async () => {
+    const tar = await tarOf(CONTENT, join(dir, 'src-bz'), false);
+    for (const name of ['c.tar.bz2', 'c.bz2']) {
+      const unpacked = await unpack(bzip2(tar), name);
+      expect(unpacked.error).toBeUndefined();
+      await expectContent(unpacked.dest, unpacked.files);
+    }
+    const single = await unpack(bzip2(Buffer.from('alpha')), 'a.txt.bz2');
+    expect(single.files?.map((f) => f.path)).toEqual(['a.txt']);
+    expect(await readFile(join(single.dest, 'a.txt'), 'utf8')).toBe('alpha');
+    expect(await containerFormat(join(dir, `${n}-a.txt.bz2`))).toBe('bzip2');
+  });
+
+  it('refuses a gzip or bzip2 bomb of one file, and a corrupt bz2, writing nothing', async () => {
+    const zeros = Buffer.alloc(6 << 20);
+    for (const [archive, name] of [
+      [gzipSync(zeros), 'zeros.bin.gz'],
+      [bzip2(zeros), 'zeros.bin.bz2'],
+    ] as const) {
+      const { dest, error } = await unpack(archive, name);
+      expect(error?.code).toBe('CONTAINER_TOO_LARGE');
+      expect(await readdir(dest)).toEqual([]);
+    }
+    const corrupt = Buffer.concat([Buffer.from('BZh9'), Buffer.alloc(200, 7)]);
+    const { dest, error } = await unpack(corrupt, 'bad.bz2');
+    expect(error?.code).toBe('CONTAINER_INVALID');
+    expect(await readdir(dest)).toEqual([]);
   });
 });

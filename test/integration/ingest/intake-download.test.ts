@@ -142,7 +142,7 @@ describe('downloading a job', () => {
       const job = jobRecordOf({ payload_type: 'object_manifest', payload_url: http.url('/m/climb.checkm') });
       await expect(download()(args(job))).rejects.toMatchObject({
         code: 'MANIFEST_INVALID',
-        message: expect.stringContaining('line 3: file name "../../b.txt" is not allowed') as unknown,
+        message: expect.stringContaining('line 4: file name "../../b.txt" is not allowed') as unknown,
       });
     });
 

@@ -172,7 +172,7 @@ describe('expanding a batch into jobs', () => {
     }));
     http.route('/batch/manifests.checkm', bytes(serializeCheckm(BATCH_FIELDS, rows)));
     const batch = await processingBatch(
-      submission({ type: 'manifest-of-manifests', payload_url: http.url('/batch/manifests.checkm') }),
+      submission({ type: 'batch-manifest', payload_url: http.url('/batch/manifests.checkm') }),
     );
     expect(await run(batch)).toEqual({ jobCount: 3 });
     expect(await run(batch)).toEqual({ jobCount: 3 });
@@ -202,7 +202,7 @@ describe('expanding a batch into jobs', () => {
     ];
     http.route('/batch/containers.checkm', bytes(serializeCheckm(BATCH_FIELDS, rows)));
     const batch = await processingBatch(
-      submission({ type: 'manifest-of-containers', payload_url: http.url('/batch/containers.checkm') }),
+      submission({ type: 'container-batch-manifest', payload_url: http.url('/batch/containers.checkm') }),
     );
     await run(batch);
     const jobs = await jobsOf(batch.batchId);
@@ -216,7 +216,7 @@ describe('expanding a batch into jobs', () => {
     const text = `%checkm_0.7\n%fields | nfo:fileUrl | nfo:fileSize\n${http.url('/o/1')} | 1\n${http.url('/o/2')} | big\n`;
     http.route('/batch/corrupt.checkm', bytes(text));
     const url = http.url('/batch/corrupt.checkm');
-    const batch = await processingBatch(submission({ type: 'manifest-of-manifests', payload_url: url }));
+    const batch = await processingBatch(submission({ type: 'batch-manifest', payload_url: url }));
     const err = await run(batch).then(
       () => undefined,
       (e: unknown) => e,

@@ -116,7 +116,7 @@ export function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
       profile_name: 'demo_profile',
       submitter: 'jdoe',
       payload_url: 'https://example.org/batch.checkm',
-      type: 'manifest-of-manifests',
+      type: 'batch-manifest',
       batchID: 'bu-123',
     },
     hasStates: true,

@@ -35,7 +35,7 @@ describe('a 10,000-job batch', () => {
         profile_name: 'p',
         submitter: 's',
         payload_url: 'u',
-        type: 'manifest-of-manifests',
+        type: 'batch-manifest',
       })
     ).bid;
     const acquired = (await acquireBatch(ctx, 'expand', { candidates: [bid] }))!;

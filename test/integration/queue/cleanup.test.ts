@@ -35,7 +35,7 @@ async function newBatch(ctx: QueueContext, uuid?: string): Promise<string> {
     profile_name: 'demo',
     submitter: 'depositor',
     payload_url: 'https://example.org/b.checkm',
-    type: 'manifest-of-manifests',
+    type: 'batch-manifest',
   };
   return (await createBatch(ctx, { ...submission, ...(uuid ? { batchID: uuid } : {}) })).bid;
 }

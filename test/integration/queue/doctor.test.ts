@@ -43,7 +43,7 @@ async function expandedBatch(
     profile_name: 'demo',
     submitter: 'depositor',
     payload_url: 'https://example.org/batch.checkm',
-    type: 'manifest-of-manifests',
+    type: 'batch-manifest',
     ...(uuid ? { batchID: uuid } : {}),
   });
   await driveBatch(ctx, bid, { type: 'batch.acquired' });

@@ -30,7 +30,7 @@ async function newBatchWithJobs(ctx: QueueContext, count: number): Promise<{ bid
     profile_name: 'merritt_demo_content',
     submitter: 'depositor',
     payload_url: 'https://example.org/batch.checkm',
-    type: 'manifest-of-manifests',
+    type: 'batch-manifest',
   });
   const acquired = await acquireBatch(ctx, 'expand', { candidates: [bid] });
   expect(acquired).toBeDefined();

@@ -17,7 +17,7 @@ function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
       profile_name: 'demo_profile',
       submitter: 'jdoe',
       payload_url: 'https://example.org/batch.checkm',
-      type: 'manifest-of-manifests',
+      type: 'batch-manifest',
       batchID: 'bu-123',
       erc_what: 'My batch',
     },

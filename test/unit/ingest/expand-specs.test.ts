@@ -24,8 +24,17 @@ describe('submission kinds', () => {
     ['file', 'file'],
     ['Container', 'container'],
     ['object_manifest', 'object-manifest'],
-    ['batch-manifest', 'manifest-of-manifests'],
-    ['container-batch-manifest', 'manifest-of-containers'],
+    ['batch-manifest', 'batch-manifest'],
+    ['container-batch-manifest', 'container-batch-manifest'],
+    ['single-file-batch-manifest', 'single-file-batch-manifest'],
+    // mrt-ingest's PackageTypeEnum names, as its HandlerSubmit writes them into a submission
+    ['manifest', 'object-manifest'],
+    ['batchManifest', 'batch-manifest'],
+    ['batchManifestContainer', 'container-batch-manifest'],
+    ['batchManifestFile', 'single-file-batch-manifest'],
+    // this engine's names before it took Merritt's, still in older trees
+    ['manifest-of-manifests', 'batch-manifest'],
+    ['manifest-of-containers', 'container-batch-manifest'],
   ])('reads %j as %j', (type, kind) => {
     expect(submissionKind(type)).toBe(kind);
   });
@@ -105,7 +114,7 @@ describe('job specs', () => {
         `http://e.org/c.zip | md5 | ${'0'.repeat(32)} | 99 | c.zip | ark:/9/x | L1 | Bo | T | 2020\n`,
     );
     const entry = manifest.entries[0]!;
-    const container = entrySpec({ profile, submission: submission() }, 'manifest-of-containers', entry, 4);
+    const container = entrySpec({ profile, submission: submission() }, 'container-batch-manifest', entry, 4);
     expect(container).toMatchObject({
       position: 4,
       configuration: {
@@ -119,8 +128,53 @@ describe('job specs', () => {
       identifiers: { primary_id: 'ark:/9/x', local_id: ['L1'] },
       metadata: { erc_who: 'Bo', erc_what: 'T', erc_when: '2020' },
     });
-    const object = entrySpec({ profile, submission: submission() }, 'manifest-of-manifests', entry, 4);
+    const object = entrySpec({ profile, submission: submission() }, 'batch-manifest', entry, 4);
     expect(object.configuration.payload_type).toBe('object_manifest');
     expect(object.configuration.digest_type).toBeUndefined();
+  });
+
+  it('a single-file batch manifest row is a one-file object with its own ids, ERC and file fields', () => {
+    const manifest = parseCheckm(
+      '#%checkm_0.7\n#%profile | http://uc3.cdlib.org/registry/ingest/manifest/mrt-single-file-batch-manifest\n' +
+        '#%fields | nfo:fileUrl | nfo:hashAlgorithm | nfo:hashValue | nfo:fileSize | nfo:fileLastModified | nfo:fileName | mrt:primaryIdentifier | mrt:localIdentifier | mrt:creator | mrt:title | mrt:date\n' +
+        `http://e.org/b.pdf | MD5 | ${'A'.repeat(32)} | 7 | | book.pdf | | L1; L2 ;L1 | Bo | A book | 2021\n#%eof\n`,
+    );
+    const spec = entrySpec(
+      { profile, submission: submission() },
+      'single-file-batch-manifest',
+      manifest.entries[0]!,
+      0,
+    );
+    expect(spec).toMatchObject({
+      configuration: {
+        payload_type: 'file',
+        payload_url: 'http://e.org/b.pdf',
+        file_name: 'book.pdf',
+        file_size: 7,
+        digest_type: 'md5',
+        digest_value: 'a'.repeat(32),
+        local_id: 'L1;L2',
+      },
+      identifiers: { primary_id: '', local_id: ['L1', 'L2'] },
+      metadata: { erc_who: 'Bo', erc_what: 'A book', erc_when: '2021' },
+    });
+  });
+
+  it("a submission's ;-separated local ids are split and de-duplicated; its note and primary id carried", () => {
+    const spec = singleObjectSpec(
+      {
+        profile,
+        submission: submission({
+          local_id: ' a ;b;; a',
+          primary_id: 'ark:/99999/fk4x',
+          note: 'n',
+          creator: 'x',
+        }),
+      },
+      'file',
+    );
+    expect(spec.configuration.local_id).toBe('a;b');
+    expect(spec.configuration.note).toBe('n');
+    expect(spec.identifiers).toEqual({ primary_id: 'ark:/99999/fk4x', local_id: ['a', 'b'] });
   });
 });

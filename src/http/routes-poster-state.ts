@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { packagePath } from '../package-root.js';
+import { COLLECTION_LOCKS } from '../queue/paths.js';
+import { isQueuePaused } from '../queue/queue-locks.js';
+import { isZkError } from '../zk/index.js';
+import type { ApiContext } from './deps.js';
+import { MerrittError } from './merritt-exc.js';
+import { isRenderedForm, renderState, requestedForm, RENDERED_FORMS } from './merritt-format.js';
+import { serviceStateDocument } from './merritt-states.js';
+
+let version: string | undefined;
+
+function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
+  return version;
+}
+
+async function heldCollections(ctx: ApiContext): Promise<string[]> {
+  try {
+    return (await ctx.queue.zk.getChildren(COLLECTION_LOCKS)).sort();
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
+
+/**
+ * `GET /state` (and `/help`, which mrt-ingest answers with the same document): the service
+ * state in the form `?t=` names (else the `Accept` header's, else xml), as `JerseyPost.getServiceState`
+ * answers it; `submissionState` says whether the ingest queue is paused (`frozen`). No
+ * credentials: a read, like the API's other reads. `remember` keeps the asked form for errors.
+ */
+export function serviceStateRoute(
+  ctx: ApiContext,
+  remember: (request: FastifyRequest, form: string) => void,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<unknown> {
+  return async (request, reply) => {
+    const { t } = request.query as { t?: unknown };
+    const form = requestedForm(request.headers.accept, typeof t === 'string' ? t : undefined);
+    remember(request, form);
+    if (!isRenderedForm(form))
+      throw new MerrittError(
+        'REQUEST_ELEMENT_UNSUPPORTED',
+        `t=${form}: this server answers in ${RENDERED_FORMS.join(', ')}`,
+      );
+    const [frozen, held] = await Promise.all([isQueuePaused(ctx.queue, 'ingest'), heldCollections(ctx)]);
+    const document = serviceStateDocument({ version: packageVersion(), frozen, heldCollections: held });
+    const { contentType, body } = renderState(document, form);
+    return reply.type(contentType).send(body);
+  };
+}
