@@ -17,6 +17,11 @@ const FOLDERS = ['batch-processing', 'batch-completed', 'batch-failed', 'batch-d
 const DEFAULT_SIZE = 50;
 
 /** The page size from the fragment's query (`#/batches/bid?size=20`), 1-500. */
+/** Whether a batch's jobs are all made: its expansion is done, or another tool's made its refs. */
+function expanded(batch) {
+  return batch.expansion === 'done' || (batch.expansion === 'foreign' && batch.hasStates === true);
+}
+
 function sizeOf(query) {
   const size = Number(query?.get?.('size'));
   return Number.isInteger(size) && size >= 1 && size <= 500 ? size : DEFAULT_SIZE;
@@ -169,7 +174,8 @@ export async function renderBatch(main, { id, query }) {
         ['Payload', `${s.payload_url} (${s.type})`],
         ['Submitted', s.submissionDate ? when(s.submissionDate) : undefined],
         ['Last modified', when(batch.lastModified)],
-        ['Jobs', batch.expansion === 'done' ? String(batch.jobCount) : 'expansion not finished'],
+        // A batch Merritt's ingest expanded has no count of its own: the API counts its refs.
+        ['Jobs', expanded(batch) ? String(batch.jobCount) : 'expansion not finished'],
         ['Lock', h('span', { id: 'batch-lock' }, lockText(item.lock))],
         ['Trace', traceCell(item.trace)],
       ]),
