@@ -1,17 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { installDebianPackages } from './debian-packages.js';
 
 /** Debian's chromium package (`apt-get install -y chromium`), driven by playwright-core. */
 export const CHROMIUM = '/usr/bin/chromium';
-
-function isDebianLike(): boolean {
-  try {
-    return /^(ID|ID_LIKE)=.*\b(debian|ubuntu)\b/m.test(readFileSync('/etc/os-release', 'utf8'));
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Finds Chromium the way the harness finds ZooKeeper: present, or installed from Debian's
@@ -20,17 +12,9 @@ function isDebianLike(): boolean {
  */
 export function provideChromium(): string | undefined {
   if (existsSync(CHROMIUM)) return undefined;
-  if (process.getuid?.() === 0 && isDebianLike()) {
-    const opts = { stdio: 'inherit' as const, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } };
-    try {
-      execFileSync('apt-get', ['update'], opts);
-      execFileSync('apt-get', ['install', '-y', 'chromium'], opts);
-    } catch (err) {
-      return `apt-get install -y chromium failed: ${(err as Error).message}`;
-    }
-    if (existsSync(CHROMIUM)) return undefined;
-  }
-  return `no browser at ${CHROMIUM}: install Debian's chromium package (sudo apt-get install -y chromium)`;
+  const why = installDebianPackages(['chromium']);
+  if (existsSync(CHROMIUM)) return undefined;
+  return `no browser at ${CHROMIUM}: ${why ?? "install Debian's chromium package (sudo apt-get install -y chromium)"}`;
 }
 
 /**

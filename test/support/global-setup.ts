@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.js';
 import { provideZooKeeper, type ProvidedZooKeeper } from '../../src/zk-server/provider.js';
 import { provideChromium } from './browser.js';
 import { contentionOf, startContention } from './contention.js';
+import { provideDepositorTools } from './debian-packages.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -39,6 +40,10 @@ export async function setup(project: TestProject): Promise<void> {
   const noBrowser = provideChromium();
   if (noBrowser)
     console.log(`the dashboard's browser tests ${process.env.CI ? 'fail' : 'skip'}: ${noBrowser}`);
+  // The depositor side of the ingest tests (a python3 file server, openssl, bzip2, unzip, curl):
+  // installed like Chromium; a test that needs a missing one fails naming it.
+  const noTools = provideDepositorTools();
+  if (noTools) console.log(`some ingest tests fail: ${noTools}`);
   project.provide('zkConnect', zookeeper.connectString);
   project.provide('zkPid', zookeeper.server?.pid ?? 0);
 }

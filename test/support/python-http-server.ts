@@ -1,36 +1,36 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../../src/zk-server/free-port.js';
-import { eventually } from './eventually.js';
+import { spawn } from 'node:child_process';
 
 /** `python3 -m http.server` serving a directory on loopback: HTTP/1.0, each connection closed after its response. */
 export interface PythonHttpServer {
+  port: number;
   url(path: string): string;
   close(): Promise<void>;
 }
 
-/** Starts `python3 -m http.server` in `dir` on a free loopback port and waits until it answers. */
-export async function startPythonHttpServer(dir: string): Promise<PythonHttpServer> {
-  const port = await freePort();
-  const child: ChildProcess = spawn('python3', ['-m', 'http.server', String(port), '--bind', '127.0.0.1'], {
-    cwd: dir,
-    stdio: 'ignore',
+/**
+ * Starts `python3 -m http.server` on a port the system picks (read from its first line, so no
+ * other process can take it meanwhile), serving `root` on 127.0.0.1.
+ */
+export async function startPythonHttpServer(root: string): Promise<PythonHttpServer> {
+  const args = ['-u', '-m', 'http.server', '0', '--bind', '127.0.0.1', '--directory', root];
+  const child = spawn('python3', args, { stdio: ['ignore', 'pipe', 'ignore'] });
+  let out = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = / port (\d+) /.exec(out);
+      if (match) resolve(Number(match[1]));
+    });
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`python3 -m http.server exited (${code}): ${out}`)));
   });
-  const base = `http://127.0.0.1:${port}`;
-  await eventually(
-    () =>
-      fetch(`${base}/`).then(
-        (res) => res.status,
-        () => 0,
-      ),
-    (status) => status === 200,
-    30_000,
-    50,
-  );
+  child.stdout.resume();
   return {
-    url: (path) => `${base}${path}`,
+    port,
+    url: (path) => `http://127.0.0.1:${port}${path}`,
     close: () =>
       new Promise((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
       }),

@@ -19,6 +19,7 @@ import type { ProfileStore } from './profiles.js';
 import type { QueuedMail } from './queued-mail.js';
 import { guessSubmissionKind, kindOfManifestProfile } from './submission-guess.js';
 import { BATCH_KINDS, isUntyped } from './submission-kinds.js';
+import { redactUrl } from './url-credentials.js';
 
 /** What the expand step is built from (composition root). */
 export interface ExpandDeps {
@@ -80,7 +81,7 @@ function rowKind(source: string, profile: string | undefined, declared: Submissi
 /** One job per entry of a batch manifest; a corrupt manifest throws its ManifestError. */
 async function manifestSpecs(deps: ExpandDeps, x: Expansion, kind: SubmissionKind): Promise<JobSpec[]> {
   const url = x.defaults.submission.payload_url;
-  const source = `batch manifest ${url}`;
+  const source = `batch manifest ${redactUrl(url)}`;
   const text = await deps.fetcher.text(url, { signal: x.signal });
   const manifest = parseCheckm(text, source);
   const rows = rowKind(source, manifest.profile, kind);

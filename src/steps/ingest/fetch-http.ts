@@ -8,6 +8,7 @@ import type { FetchSettings } from './contracts.js';
 import { FetchError } from './errors.js';
 import { checkAnnounced, pump, tooLarge, type Expected, type FileProgress } from './fetch-sink.js';
 import { withRetries } from './fetch-retry.js';
+import { redactUrl, splitCredentials } from './url-credentials.js';
 
 type Response = Dispatcher.ResponseData;
 
@@ -60,24 +61,40 @@ function discard(res: Response): void {
   res.body.destroy();
 }
 
+/**
+ * A depositor's URL as it is requested (its userinfo sent as an Authorization header instead) and
+ * as messages show it (`shown`, the credentials redacted).
+ */
+interface Remote {
+  url: string;
+  shown: string;
+  headers: Record<string, string>;
+}
+
+function remoteOf(raw: string): Remote {
+  const { url, authorization } = splitCredentials(raw);
+  return { url, shown: redactUrl(raw), headers: authorization ? { authorization } : {} };
+}
+
 type Send = (
-  url: string,
+  remote: Remote,
   method: 'GET' | 'HEAD',
   signal: AbortSignal,
   headers?: Record<string, string>,
 ) => Promise<Response>;
 
 /** One GET of a small resource, kept in memory up to `maxBytes`. */
-async function textOnce(send: Send, url: string, maxBytes: number, signal: AbortSignal): Promise<string> {
-  const res = await send(url, 'GET', signal);
+async function textOnce(send: Send, remote: Remote, maxBytes: number, signal: AbortSignal): Promise<string> {
+  const res = await send(remote, 'GET', signal);
+  const { shown } = remote;
   try {
-    if (res.statusCode !== 200) throw statusError(url, res.statusCode);
-    checkAnnounced(url, contentLength(res.headers), maxBytes);
+    if (res.statusCode !== 200) throw statusError(shown, res.statusCode);
+    checkAnnounced(shown, contentLength(res.headers), maxBytes);
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of res.body as AsyncIterable<Buffer>) {
       size += chunk.length;
-      if (size > maxBytes) throw tooLarge(url, maxBytes);
+      if (size > maxBytes) throw tooLarge(shown, maxBytes);
       chunks.push(chunk);
     }
     return Buffer.concat(chunks).toString('utf8');
@@ -94,28 +111,32 @@ export function createHttpSource(settings: FetchSettings): HttpSource {
     bodyTimeout: settings.timeoutMs,
   });
   const dispatcher = agent.compose(interceptors.redirect({ maxRedirections: 5 }));
-  const retry = (url: string, signal: AbortSignal) => ({ ...settings, url, signal });
-  const send: Send = async (url, method, signal, headers = {}) => {
-    const all: Record<string, string> = { 'accept-encoding': 'identity', ...headers };
+  const retry = (remote: Remote, signal: AbortSignal) => ({ ...settings, url: remote.shown, signal });
+  const send: Send = async (remote, method, signal, headers = {}) => {
+    const all: Record<string, string> = { 'accept-encoding': 'identity', ...remote.headers, ...headers };
     // The trace continues at the server when it is traced too (W3C traceparent).
     propagation.inject(context.active(), all);
-    const res = await request(url, { method, signal, dispatcher, headers: all });
+    const res = await request(remote.url, { method, signal, dispatcher, headers: all });
     annotateActiveSpan({ [Attr.httpStatus]: res.statusCode });
     return res;
   };
 
   return {
-    text: (url, maxBytes, signal) =>
-      withRetries(retry(url, signal), () => textOnce(send, url, maxBytes, signal)),
+    text(url, maxBytes, signal) {
+      const remote = remoteOf(url);
+      return withRetries(retry(remote, signal), () => textOnce(send, remote, maxBytes, signal));
+    },
     fill(url, fh, progress, expected, signal) {
+      const remote = remoteOf(url);
       const validator: { value?: string } = {};
-      const once = () => fillOnce({ url, fh, progress, expected, signal, validator, send, settings });
-      return withRetries(retry(url, signal), once);
+      const once = () => fillOnce({ remote, fh, progress, expected, signal, validator, send, settings });
+      return withRetries(retry(remote, signal), once);
     },
     async head(url, signal) {
-      const res = await send(url, 'HEAD', signal);
+      const remote = remoteOf(url);
+      const res = await send(remote, 'HEAD', signal);
       discard(res);
-      if (res.statusCode < 200 || res.statusCode > 299) throw statusError(url, res.statusCode);
+      if (res.statusCode < 200 || res.statusCode > 299) throw statusError(remote.shown, res.statusCode);
       return contentLength(res.headers);
     },
     close: () => agent.close(),
@@ -123,7 +144,7 @@ export function createHttpSource(settings: FetchSettings): HttpSource {
 }
 
 interface FillAttempt {
-  url: string;
+  remote: Remote;
   fh: FileHandle;
   progress: FileProgress;
   expected: Expected;
@@ -141,6 +162,21 @@ function rangeHeaders(a: FillAttempt): Record<string, string> {
   return headers;
 }
 
+/** A body with neither a length nor chunks ends where the connection ends (HTTP/1.0 style). */
+function delimitedByEnd(headers: IncomingHttpHeaders): boolean {
+  return headers['content-length'] === undefined && headers['transfer-encoding'] === undefined;
+}
+
+/**
+ * A body delimited by the connection's end (undici takes even a reset for that end) that is
+ * shorter than the size the depositor gave was cut off: another attempt may get all of it.
+ */
+function checkEnded(url: string, written: number, expected: number | undefined): void {
+  if (expected === undefined || written >= expected) return;
+  const text = `${url}: the connection ended after ${written} of the ${expected} bytes expected`;
+  throw new FetchError('FETCH_NETWORK', url, text, { retryable: true });
+}
+
 async function startOver(a: FillAttempt): Promise<void> {
   a.progress.reset();
   await a.fh.truncate(0);
@@ -155,26 +191,28 @@ async function startOver(a: FillAttempt): Promise<void> {
 async function fillOnce(a: FillAttempt): Promise<void> {
   if (a.progress.written > 0 && !a.validator.value && !a.expected.digest) await startOver(a);
   const resuming = a.progress.written > 0;
-  const res = await a.send(a.url, 'GET', a.signal, rangeHeaders(a));
+  const res = await a.send(a.remote, 'GET', a.signal, rangeHeaders(a));
+  const url = a.remote.shown;
   try {
     const range = res.statusCode === 206 ? contentRange(res.headers) : undefined;
     const append = resuming && range?.start === a.progress.written;
     if (!append) {
       if (resuming && (res.statusCode === 206 || res.statusCode === 416)) {
         await startOver(a);
-        throw new FetchError('FETCH_NETWORK', a.url, `${a.url}: the server did not resume the download`, {
+        throw new FetchError('FETCH_NETWORK', url, `${url}: the server did not resume the download`, {
           retryable: true,
         });
       }
       // Any other failure keeps what we have: a later attempt may still resume from it.
-      if (res.statusCode !== 200) throw statusError(a.url, res.statusCode);
+      if (res.statusCode !== 200) throw statusError(url, res.statusCode);
       await startOver(a);
       a.validator.value = validatorOf(res.headers);
     }
     const total = append ? range?.total : contentLength(res.headers);
-    checkAnnounced(a.url, total, a.settings.maxFileBytes, a.expected.size);
+    checkAnnounced(url, total, a.settings.maxFileBytes, a.expected.size);
     const limits = { maxBytes: a.settings.maxFileBytes, expectedSize: a.expected.size };
-    await pump(res.body, { url: a.url, fh: a.fh, progress: a.progress, limits }, a.signal);
+    await pump(res.body, { url, fh: a.fh, progress: a.progress, limits }, a.signal);
+    if (delimitedByEnd(res.headers)) checkEnded(url, a.progress.written, a.expected.size);
   } finally {
     discard(res);
   }

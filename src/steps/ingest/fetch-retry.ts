@@ -1,3 +1,4 @@
+import { errors } from 'undici';
 import { FetchError } from './errors.js';
 import { withRetry } from './http-retry.js';
 
@@ -18,6 +19,19 @@ const NETWORK: Readonly<Record<string, string>> = {
   ENETUNREACH: 'network unreachable',
   EPIPE: 'connection closed',
   UND_ERR_SOCKET: 'connection closed by the server before the response was complete',
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: 'connection closed by the server before the whole file arrived',
+};
+
+/** TLS verification failures: the server is not trusted here, and trying again will not change that. */
+const UNTRUSTED: Readonly<Record<string, string>> = {
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'its certificate is self-signed',
+  SELF_SIGNED_CERT_IN_CHAIN: 'its certificate chain ends in a self-signed certificate',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the issuer of its certificate is not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the issuer of its certificate is not trusted',
+  UNABLE_TO_GET_ISSUER_CERT: 'the issuer of its certificate is not trusted',
+  CERT_HAS_EXPIRED: 'its certificate has expired',
+  CERT_NOT_YET_VALID: 'its certificate is not valid yet',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'its certificate is for another host name',
 };
 
 /** Local file-system failures: ours, not the depositor's, and not made better by trying again. */
@@ -43,9 +57,10 @@ function lookup(table: Readonly<Record<string, string>>, code: string | undefine
 }
 
 /**
- * Maps a failed attempt to a FetchError naming the URL (retryable for network errors and
- * timeouts). Local disk errors and anything else that is not about the URL are returned as
- * they are, so they are neither retried nor blamed on the depositor.
+ * Maps a failed attempt to a FetchError naming the URL (retryable for network errors, broken
+ * responses and timeouts; not for a server certificate this machine does not trust). Local disk
+ * errors and anything else that is not about the URL are returned as they are, so they are
+ * neither retried nor blamed on the depositor.
  */
 export function classify(url: string, err: unknown, timeoutMs: number): unknown {
   if (err instanceof FetchError) return err;
@@ -58,6 +73,17 @@ export function classify(url: string, err: unknown, timeoutMs: number): unknown 
     });
   }
   if (code && LOCAL.has(code)) return err;
+  const untrusted = lookup(UNTRUSTED, code);
+  if (untrusted) {
+    // The operator can trust a private CA with NODE_EXTRA_CA_CERTS (read by Node at start-up).
+    const text = `${url}: the server is not trusted: ${untrusted} (a private CA goes in NODE_EXTRA_CA_CERTS)`;
+    return new FetchError('FETCH_NETWORK', url, text, { cause: err });
+  }
+  if (err instanceof errors.HTTPParserError) {
+    // Mostly a body the connection's end cut short (a chunked one, or one on a kept-alive connection).
+    const text = `${url}: the response broke off or is not valid HTTP (${err.message})`;
+    return new FetchError('FETCH_NETWORK', url, text, { cause: err, retryable: true });
+  }
   if (code || err instanceof TypeError) {
     const what = lookup(NETWORK, code) ?? (err instanceof Error ? err.message : String(err));
     return new FetchError('FETCH_NETWORK', url, `${url}: ${what}`, { cause: err, retryable: true });

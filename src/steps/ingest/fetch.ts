@@ -8,7 +8,7 @@ import { FileProgress, verify, type Expected } from './fetch-sink.js';
 import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../../telemetry/attributes.js';
 import { withChildSpan } from '../../telemetry/span.js';
-import { displayUrl } from './output-http.js';
+import { redactUrl, splitCredentials } from './url-credentials.js';
 
 /** Options of {@link Fetcher.text}. */
 export interface TextOptions {
@@ -60,14 +60,16 @@ function schemeOf(url: string): Scheme {
   try {
     parsed = new URL(url);
   } catch {
-    throw new FetchError('FETCH_REFUSED', url, `"${url}" is not a valid URL`);
+    const shown = redactUrl(url);
+    throw new FetchError('FETCH_REFUSED', shown, `"${shown}" is not a valid URL`);
   }
   if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return 'http';
   if (parsed.protocol === 'file:') return 'file';
+  const shown = redactUrl(url);
   throw new FetchError(
     'FETCH_REFUSED',
-    url,
-    `${url}: the scheme "${parsed.protocol}" is not allowed (http, https, file)`,
+    shown,
+    `${shown}: the scheme "${parsed.protocol}" is not allowed (http, https, file)`,
   );
 }
 
@@ -77,11 +79,12 @@ export function createFetcher(settings: FetchSettings): Fetcher {
   const file = createFileSource(settings.roots, settings.maxFileBytes);
   const source = (url: string) => (schemeOf(url) === 'http' ? http : file);
 
-  /** Every fetch is a span (a child of the step's) named for its method, with the URL and bytes. */
+  /** Every fetch is a span (a child of the step's) for its method, with the URL (no credentials), bytes. */
   const traced = <T>(url: string, method: 'GET' | 'HEAD', work: (span?: Span) => Promise<T>): Promise<T> => {
     const name =
       schemeOf(url) === 'http' ? SpanName.http(method) : `file ${method === 'GET' ? 'read' : 'stat'}`;
-    return withChildSpan(name, { [Attr.url]: displayUrl(url), [Attr.httpMethod]: method }, work);
+    const attributes = { [Attr.url]: splitCredentials(url).url, [Attr.httpMethod]: method };
+    return withChildSpan(name, attributes, work);
   };
 
   return {
@@ -102,7 +105,7 @@ export function createFetcher(settings: FetchSettings): Fetcher {
         try {
           await from.fill(url, fh, progress, expected, signal);
           await fh.close();
-          const fetched = verify(url, progress, expected);
+          const fetched = verify(redactUrl(url), progress, expected);
           span?.setAttribute(Attr.bytesDownloaded, fetched.size);
           return fetched;
         } catch (err) {

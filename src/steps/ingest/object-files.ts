@@ -6,6 +6,7 @@ import { parseDigest } from './digest.js';
 import { IntakeError, ManifestError } from './errors.js';
 import type { Fetcher } from './fetch.js';
 import { safeRelativePath } from './safe-path.js';
+import { redactUrl } from './url-credentials.js';
 
 /** One file to fetch for an object. */
 export interface ObjectFile {
@@ -35,7 +36,10 @@ export function fileNameFromUrl(url: string): string {
     // A malformed escape: keep the segment as written.
   }
   if (name === '') {
-    throw new IntakeError('PATH_UNSAFE', `cannot derive a file name from ${url}; give nfo:fileName`);
+    throw new IntakeError(
+      'PATH_UNSAFE',
+      `cannot derive a file name from ${redactUrl(url)}; give nfo:fileName`,
+    );
   }
   return name;
 }
@@ -100,7 +104,7 @@ function singleFile(config: JobConfiguration): ObjectFile {
 }
 
 async function manifestFiles(url: string, fetcher: Fetcher, signal: AbortSignal): Promise<ObjectFile[]> {
-  const source = `object manifest ${url}`;
+  const source = `object manifest ${redactUrl(url)}`;
   const manifest = parseCheckm(await fetcher.text(url, { signal }), source);
   const seen = new Map<string, number>();
   return manifest.entries.map((entry) => {

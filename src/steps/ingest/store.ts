@@ -14,6 +14,7 @@ import { jobWorkDir, writeStoredVersion } from './output-workdir.js';
 import type { Storage, StoreFile, UpdateRequest } from './storage.js';
 import { parseHandOffManifest } from './handoff-manifest.js';
 import type { ManifestRow } from './storage-manifest.js';
+import { redactUrl } from './url-credentials.js';
 
 /** What the storing step is built from. */
 export interface StoreDeps {
@@ -69,7 +70,7 @@ async function readManifest(deps: StoreDeps, url: string, workDir: string, signa
   } catch (err) {
     throw new OutputError(
       'HANDOFF_INVALID',
-      `the manifest at ${url} cannot be read: ${(err as Error).message}`,
+      `the manifest at ${redactUrl(url)} cannot be read: ${(err as Error).message}`,
       {
         cause: err,
       },
