@@ -224,4 +224,33 @@ describe("Merritt's own submissions, unchanged", () => {
         execFileSync('unzip', ['-p', join(SAMPLES, 'huskyChicken.zip'), name]),
       );
   });
+
+  it('an update posted to /poster/update/ark/{shoulder}/{id} makes the next version of that object', async () => {
+    const first = formOf(
+      { profile: 'merritt', submitter: 'uiuser/UI User', type: 'file', responseForm: 'xml' },
+      { name: 'first.txt', content: 'version one\n' },
+    );
+    const added = await post(`${poster.url}/poster/submit/`, first, { authorization: basicAuth() });
+    expect(added.status).toBe(200);
+    const addBid = /(bid\d{10})$/.exec(added.headers.get('location') ?? '')![1]!;
+    expect(await finished(addBid)).toMatchObject({ status: 'completed' });
+    const ark = (await jobsOf(addBid))[0]!.identifiers!.primary_id;
+    const [, shoulder, id] = /^ark:\/([^/]+)\/(.+)$/.exec(ark)!;
+
+    const second = formOf(
+      { profile: 'merritt', submitter: 'uiuser/UI User', type: 'file', responseForm: 'json' },
+      { name: 'second.txt', content: 'version two\n' },
+    );
+    const updated = await post(`${poster.url}/poster/update/ark/${shoulder}/${id}`, second, {
+      authorization: basicAuth(),
+    });
+    expect(updated.status).toBe(200);
+    const updateBid = /(bid\d{10})$/.exec(updated.headers.get('location') ?? '')![1]!;
+    expect(await finished(updateBid)).toMatchObject({ status: 'completed' });
+    const [job] = await jobsOf(updateBid);
+    expect(job!.identifiers!.primary_id).toBe(ark);
+    const object = objectDir(dataDir, ark);
+    expect(readFileSync(join(object, 'v2', 'producer', 'second.txt'), 'utf8')).toBe('version two\n');
+    expect(readFileSync(join(object, 'v2', 'producer', 'first.txt'), 'utf8')).toBe('version one\n');
+  });
 });
