@@ -1,6 +1,7 @@
 import type { Digest, DigestAlgorithm } from './contracts.js';
 import { OutputError } from './output-errors.js';
 import { DIGEST_ALGORITHMS } from './digest.js';
+import { OBJECT_MANIFEST_FIELDS } from './checkm.js';
 
 /**
  * The storage manifest: a checkm file (Merritt's `mrt-ingest-manifest` profile) listing every
@@ -17,15 +18,8 @@ export interface ManifestEntry {
   digest: Digest;
 }
 
-export const MANIFEST_FIELDS = [
-  'nfo:fileUrl',
-  'nfo:hashAlgorithm',
-  'nfo:hashValue',
-  'nfo:fileSize',
-  'nfo:fileLastModified',
-  'nfo:fileName',
-  'mrt:mimeType',
-] as const;
+/** The columns of an object manifest, as mrt-core's `ManifestRowIngest` reads them. */
+const MANIFEST_FIELDS = OBJECT_MANIFEST_FIELDS;
 
 const HEADER = [
   '#%checkm_0.7',

@@ -30,8 +30,7 @@ describe("POST /batches takes the fields of Merritt's submission form", () => {
   afterAll(() => app?.close());
 
   it('writes them under the engine names, and no type when none was given (the expansion guesses it)', async () => {
-    const res = await submit({
-      ...base,
+    const fields = {
       local_id: 'a; b',
       primary_id: 'ark:/13030/m5x',
       erc_who: 'Ann',
@@ -43,25 +42,13 @@ describe("POST /batches takes the fields of Merritt's submission form", () => {
       notification: 'me@example.org',
       notification_format: 'json',
       file_name: 'a.txt',
-      file_size: '12',
-    });
+    };
+    const res = await submit({ ...base, ...fields, file_size: '12' });
     expect(res.statusCode, res.body).toBe(201);
     const { submission } = await loadBatch(ctx, res.json<{ bid: string }>().bid);
     expect(submission).not.toHaveProperty('type');
-    expect(submission).toMatchObject({
-      local_id: 'a; b',
-      primary_id: 'ark:/13030/m5x',
-      erc_who: 'Ann',
-      erc_what: 'A title',
-      erc_when: '2024',
-      digest_type: 'SHA-384',
-      digest_value: 'ab'.repeat(48),
-      note: 'a note',
-      notification: 'me@example.org',
-      notification_format: 'json',
-      file_name: 'a.txt',
-      file_size: 12,
-    });
+    // Every field under the same name; the size as a number.
+    expect(submission).toMatchObject({ ...fields, file_size: 12 });
   });
 
   it("accepts every digest Merritt names, in any case, with or without '-'; parseDigest checks the value", async () => {
