@@ -47,6 +47,7 @@ const serviceSettingsShape = {
   MRTQ_JAEGER_URL: setting(httpUrl().optional()),
   MRTQ_START_TIMEOUT_MS: setting(wholeNumber(1).optional()),
   MRTQ_INCOMPLETE_JOB_FAIL_MS: setting(wholeNumber(0).optional()),
+  MRTQ_POISON_ATTEMPTS: setting(wholeNumber(0).optional()),
   MRTQ_CLEANUP_INTERVAL_MS: setting(durationOrOff().default(DEFAULT_CLEANUP_INTERVAL_MS)),
   MRTQ_CLEANUP_RETENTION_MS: setting(wholeNumber(0).default(DEFAULT_CLEANUP_RETENTION_MS)),
   MRTQ_PEER_CHILD_LIST_BYTES: setting(wholeNumber(1024).default(JAVA_CHILD_LIST_BYTES)),

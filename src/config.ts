@@ -39,6 +39,11 @@ export interface Config {
    * default 5 min; 0: it waits for someone to write the node).
    */
   incompleteJobFailMs: number | undefined;
+  /**
+   * Attempts at a job's step that may end with their process or session before the job fails
+   * as poison (`MRTQ_POISON_ATTEMPTS`, default 3; 0: never).
+   */
+  poisonAttempts: number | undefined;
   /** How often `mrtq serve` runs cleanup (`MRTQ_CLEANUP_INTERVAL_MS`, default hourly); 0: never. */
   cleanupIntervalMs: number;
   /** What scheduled cleanup keeps (`MRTQ_CLEANUP_RETENTION_MS`): as `mrtq cleanup --retention`, 7 days. */
@@ -106,6 +111,7 @@ export function loadConfig(
     containers: s.MRTQ_CONTAINERS,
     zkSessionTimeoutMs: s.ZK_SESSION_TIMEOUT_MS,
     incompleteJobFailMs: s.MRTQ_INCOMPLETE_JOB_FAIL_MS,
+    poisonAttempts: s.MRTQ_POISON_ATTEMPTS,
     startTimeoutMs: s.MRTQ_START_TIMEOUT_MS,
     cleanupIntervalMs: s.MRTQ_CLEANUP_INTERVAL_MS,
     cleanupRetentionMs: s.MRTQ_CLEANUP_RETENTION_MS,

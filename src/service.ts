@@ -117,7 +117,7 @@ async function createSteps(
 ): Promise<ServiceSteps> {
   if (options.steps !== 'simulated') return createIngestSteps(config.ingest, queue);
   return {
-    ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs }),
+    ...createSimulatedSteps({ stepDelayMs: options.stepDelayMs, queue }),
     profiles: await loadProfiles(config.ingest.profilesDir, { log: queue.log }),
   };
 }
@@ -174,6 +174,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       log,
       inspector,
       incompleteJobFailMs: config.incompleteJobFailMs,
+      poisonAttempts: config.poisonAttempts,
     });
     let running = false;
     const api = await serveHttp(config, options, {
@@ -304,6 +305,7 @@ function createEngine(
     log: Logger;
     inspector?: RunningInspector;
     incompleteJobFailMs?: number;
+    poisonAttempts?: number | undefined;
   },
 ): Engine {
   return new Engine(
@@ -316,6 +318,7 @@ function createEngine(
       metrics: parts.metrics,
       log: parts.log.child({ component: 'engine' }),
       inspect: parts.inspector?.inspect,
+      ...(parts.poisonAttempts !== undefined ? { poisonAttempts: parts.poisonAttempts } : {}),
     },
     {
       jobStates: options.jobStates,

@@ -5,6 +5,7 @@ import type { HeldLock } from '../queue/locks.js';
 import type { QueueContext } from '../queue/context.js';
 import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
+import type { StepIsolation } from './step-isolation.js';
 import type { AccessSteps, BatchSteps, JobStepSet } from '../steps/contracts.js';
 
 /** A reserved slot for a job kept locked across a transition (see EngineDeps.handOver). */
@@ -38,6 +39,15 @@ export interface EngineDeps {
    * acquired again (DESIGN.md invariant 1 holds: the multi still checks the lock).
    */
   handOver?(state: string, refName: string): HandOver | undefined;
+  /** This engine as step attempts name it (default `<host>-<pid>`). */
+  engineId?: string;
+  /**
+   * Attempts at a job's step that may end with their process or session before the job is
+   * failed as poison (default 3; 0: never). See job-attempts.ts.
+   */
+  poisonAttempts?: number;
+  /** The gate that runs a suspect job's step alone in this process (see StepIsolation). */
+  isolation?: StepIsolation;
   /** Resolves when a step holding `lock` may start (see StallGuard); rejects with StepAbortedError when not. */
   beforeStep?(lock: HeldLock): Promise<void>;
 }

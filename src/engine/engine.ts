@@ -22,10 +22,11 @@ import { expandBatch, reportBatch } from './batch-work.js';
 import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
 export { BATCH_WORK };
 import { Consumer } from './consumer.js';
-import { WaitingItems } from './waiting-items.js';
+import { WaitingItems, type Backoff } from './waiting-items.js';
 import { ProblemLog } from './problem-log.js';
 import { releaseEventually, type HeldLock } from '../queue/locks.js';
 import { StallGuard } from './stall-guard.js';
+import { StepIsolation } from './step-isolation.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
 import { IncompleteJobs } from './incomplete-jobs.js';
@@ -67,6 +68,13 @@ const DEFAULT_INCOMPLETE_JOB_FAIL_MS = 5 * 60_000;
 const DEFAULT_LIMIT = 4;
 
 /**
+ * An item that could not be used is looked at again when its nodes change, and otherwise after
+ * 5 s, 10 s, 20 s… up to 5 min: an operator's fix is seen at once, a bad item nobody mends costs a
+ * handful of requests every five minutes.
+ */
+const UNUSABLE_BACKOFF: Backoff = { firstMs: 5000, maxMs: 5 * 60_000 };
+
+/**
  * The runtime: one consumer per served job state and batch phase, woken by watcher streams,
  * each running the state's step through the machine and committing the result through the
  * store. Session loss aborts every in-flight step; stop() drains gracefully.
@@ -79,6 +87,10 @@ export class Engine {
   /** Each access queue's unfinished requests, their status watched (a requeue changes nothing else). */
   private readonly accessWatches = new Map<AccessQueue, AccessStatusWatch>();
   private readonly subscriptions: Subscription[] = [];
+  /** The gate that runs a suspect job's step alone (see StepIsolation). */
+  private readonly isolation = new StepIsolation();
+  private ingestPaused = false;
+  private isolating = false;
   private holds: ReadonlySet<string> = new Set();
   private stallGuard: StallGuard | undefined;
   private sessionId: string | undefined;
@@ -113,6 +125,12 @@ export class Engine {
     );
   }
 
+  /** Pauses the consumers while the ingest queue is held; the job consumers also while a suspect runs alone. */
+  private applyPause(): void {
+    for (const [name, consumer] of this.consumers)
+      consumer.setPaused(this.ingestPaused || (this.isolating && !name.startsWith('batch:')));
+  }
+
   /** States and batch work this engine serves (for health and metrics). */
   get served(): { jobStates: readonly string[]; batchWork: readonly BatchWork[] } {
     return {
@@ -134,6 +152,7 @@ export class Engine {
       heldCollections: () => this.holds,
       handOver: (state, refName) => this.handOver(state, refName),
       beforeStep: (lock) => this.stallGuard?.beforeStep(lock) ?? Promise.resolve(),
+      isolation: this.isolation,
     };
     this.stallGuard = new StallGuard(zk);
     // Merritt's consumers check the queue hold before every acquire; these are paused from the
@@ -143,7 +162,8 @@ export class Engine {
     for (const state of this.served.jobStates) this.startJobConsumer(deps, state);
     for (const work of this.served.batchWork)
       this.consumers.set(`batch:${work}`, this.batchConsumer(deps, work));
-    if (ingestPaused) for (const consumer of this.consumers.values()) consumer.setPaused(true);
+    this.ingestPaused = ingestPaused;
+    this.applyPause();
     if (this.served.batchWork.length > 0) {
       this.subscriptions.push(
         watchBatches(zk, (work, bids) =>
@@ -154,7 +174,14 @@ export class Engine {
     this.subscriptions.push(
       queuePaused$(zk, 'ingest').subscribe((paused) => {
         this.deps.log.info({ paused }, paused ? 'ingest queue paused' : 'ingest queue running');
-        for (const consumer of this.consumers.values()) consumer.setPaused(paused);
+        this.ingestPaused = paused;
+        this.applyPause();
+      }),
+      // A suspect job runs alone (see StepIsolation): the job consumers take nothing meanwhile.
+      this.isolation.isolating$.subscribe((isolating) => {
+        if (isolating) this.deps.log.warn('a suspect job runs alone: job consumers paused until it is done');
+        this.isolating = isolating;
+        this.applyPause();
       }),
       zk.session$.subscribe((event) => {
         if (event.state === 'suspended' || event.state === 'expired') {
@@ -182,6 +209,7 @@ export class Engine {
     for (const watch of this.accessWatches.values()) watch.stop();
     this.stallGuard?.stop();
     this.incompleteJobs.stop();
+    for (const items of this.waitingSets) items.stop();
     await Promise.all(this.allConsumers().map((c) => c.stop(graceMs)));
     this.deps.log.info('engine stopped');
   }
@@ -225,6 +253,7 @@ export class Engine {
       roomChanged: () => this.consumers.get(lifecycle.initial)?.refill(),
       work: async (acquired, signal) => {
         this.problems.clear(acquired.job.jobId);
+        this.unusableJobs.clear(acquired.job.jobId);
         this.incompleteJobs.clear(acquired.job.jobId);
         if (!lifecycle.isWorking(state)) {
           const to = await takePendingJob(deps, acquired);
@@ -249,6 +278,7 @@ export class Engine {
   }
 
   private startAccessConsumer(deps: EngineDeps, steps: AccessSteps, queue: AccessQueue): void {
+    const unusable = this.unusable((qid) => `${accessQueuePath(queue)}/${qid}`);
     const consumer = new Consumer<AcquiredAccess>({
       name: `access ${queue}`,
       limit: 2,
@@ -268,6 +298,7 @@ export class Engine {
       work: async (acquired, signal) => {
         const qid = acquired.request.accessId;
         this.problems.clear(qid);
+        unusable.clear(qid);
         this.accessWatches.get(queue)?.taking(qid);
         try {
           await runAccessRequest(deps, steps, acquired, signal);
@@ -276,7 +307,7 @@ export class Engine {
         }
       },
       locks: this.lockedElsewhere((qid) => `${accessQueuePath(queue)}/${qid}/lock`),
-      unusable: this.unusable((qid) => `${accessQueuePath(queue)}/${qid}`),
+      unusable,
     });
     this.accessConsumers.set(queue, consumer);
     const watch = new AccessStatusWatch(
@@ -322,6 +353,7 @@ export class Engine {
       giveBack: this.release,
       work: (acquired, signal) => {
         this.problems.clear(acquired.batch.batchId);
+        this.unusableBatches.clear(acquired.batch.batchId);
         return work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal);
       },
       locks: this.batchLocks,
@@ -366,6 +398,9 @@ export class Engine {
   /**
    * One-shot watches on an item's list of nodes and on each of its nodes (a handful): `changed`
    * when a node is created or deleted or written (an operator mends the data), or the item is gone.
+   * Its `lock` is not one of them: this engine makes and deletes it at each look, so a change of
+   * the list that only adds or removes the lock re-arms the watch instead (before, a look fired
+   * the watch that made the next look: a loop of ~2,300 requests a second for one bad item).
    * A node written between the read that found the item unusable and the arming fires no watch,
    * so once armed the item is read once more (`armed`); its watches stay for the next change.
    */
@@ -377,12 +412,27 @@ export class Engine {
       changed();
     };
     const { zk } = this.deps.queue;
-    zk.getChildren(path, once)
-      .then((names) =>
-        Promise.all(
+    const nodes = (names: readonly string[]): string =>
+      names
+        .filter((name) => name !== 'lock')
+        .sort()
+        .join('/');
+    let listed: string | undefined;
+    const listChanged = (): void => {
+      if (fired) return;
+      zk.getChildren(path, listChanged)
+        .then((names) => {
+          if (nodes(names) !== listed) once();
+        })
+        .catch(once);
+    };
+    zk.getChildren(path, listChanged)
+      .then((names) => {
+        listed = nodes(names);
+        return Promise.all(
           names.filter((name) => name !== 'lock').map((name) => zk.exists(`${path}/${name}`, once)),
-        ),
-      )
+        );
+      })
       .then(() => {
         if (!fired) armed();
       }, once);
@@ -469,7 +519,10 @@ export class Engine {
   /** Items that could not be used, watched through their nodes at `itemPath(id)`. */
   private unusable(itemPath: (id: string) => string): WaitingItems {
     return this.waiting(
-      new WaitingItems((id, changed, armed) => this.watchItem(itemPath(id), changed, armed)),
+      new WaitingItems(
+        (id, changed, armed) => this.watchItem(itemPath(id), changed, armed),
+        UNUSABLE_BACKOFF,
+      ),
     );
   }
 

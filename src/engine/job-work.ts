@@ -15,6 +15,10 @@ import { releaseEventually } from '../queue/locks.js';
 import { commitItem, stepItem, type ItemKind } from './item-runner.js';
 import { runMachineStepPlanned, type PlannedNext } from './step-runner.js';
 import { STEP_WRITE_KEYS, type StepWrites } from '../steps/contracts.js';
+import { beforeJobStep, markOnRelease, newAttempt } from './step-attempts.js';
+
+/** Without an engine's gate (a job step run on its own, in tests): every step runs at once. */
+const ALONE_NEVER = { run: <T>(_suspect: boolean, step: () => Promise<T>): Promise<T> => step() };
 
 const JOB: ItemKind<AcquiredJob, JobRecord> = {
   noun: 'job',
@@ -74,22 +78,30 @@ async function stepAndCommit(
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
   let writes: StepWrites = {};
   let started = 0;
-  const stepped = await stepItem(deps, JOB, acquired, () => {
+  // The job as its step attempt was recorded (its attempts node is written from here on).
+  let held = acquired;
+  const stepped = await stepItem(deps, JOB, acquired, async () => {
+    const before = beforeJobStep(deps, acquired);
+    if (!before.run) return { event: before.event, next: undefined };
     const { machine, input } = lifecycle.restore(job);
-    started = performance.now();
-    return runMachineStepPlanned<EventObject>({
-      machine,
-      input,
-      actorNames: lifecycle.steps,
-      actor: step,
-      signal,
-      inspect: deps.inspect,
-      run: async (stepSignal) => {
-        const output = await run({ job, signal: stepSignal, log });
-        if (output && typeof output === 'object' && STEP_WRITE_KEYS.some((key) => key in output))
-          writes = output;
-        return output;
-      },
+    const isolation = deps.isolation ?? ALONE_NEVER;
+    return isolation.run(before.suspect, async () => {
+      held = await before.record();
+      started = performance.now();
+      return runMachineStepPlanned<EventObject>({
+        machine,
+        input,
+        actorNames: lifecycle.steps,
+        actor: step,
+        signal,
+        inspect: deps.inspect,
+        run: async (stepSignal) => {
+          const output = await run({ job, signal: stepSignal, log });
+          if (output && typeof output === 'object' && STEP_WRITE_KEYS.some((key) => key in output))
+            writes = output;
+          return output;
+        },
+      });
     });
   });
   if (!stepped.ran) {
@@ -98,14 +110,14 @@ async function stepAndCommit(
   }
   const { event, next } = stepped.value;
   span.setAttribute(Attr.event, event.type);
-  deps.metrics?.stepDuration(job.status, (performance.now() - started) / 1000);
+  if (started > 0) deps.metrics?.stepDuration(job.status, (performance.now() - started) / 1000);
   if ('message' in event && event.type.endsWith('.failed')) {
     markFailed(span, typeof event.message === 'string' ? event.message : event.type);
     deps.metrics?.stepFailed(job.status);
   }
-  const to = await commit(deps, acquired, event, writes, next);
+  const to = await commit(deps, held, event, writes, next);
   if (to) span.setAttribute(Attr.stateTo, to);
-  if (to === 'completed') await cleanupCompleted(deps, acquired, log);
+  if (to === 'completed') await cleanupCompleted(deps, held, log);
   return to;
 }
 
@@ -150,14 +162,19 @@ async function commit(
   const committed = await commitItem(deps, JOB, acquired, event, () => {
     const planned = plannedOrNext(deps, job, event, writes, next);
     const handOver = handOverFor(deps, job, planned.status, planned.priority);
+    // A job handed over has its next step's attempt recorded by this commit (see job-attempts.ts).
+    const attempt = handOver && newAttempt(deps, lock);
     return {
       expected: () => planned,
       write: async () => {
-        const options = { ...writes, planned, release: handOver === undefined };
+        const options = { ...writes, planned, release: handOver === undefined, attempt };
         return (await commitJobTransition(deps.queue, acquired, event, options)).job;
       },
       committed: async (to, settled) => {
-        if (!settled) handOver?.accept({ job: to, lock, ref: jobRef(to.status, to.priority, to.jobId) });
+        if (!settled && handOver) {
+          if (to.attempts) markOnRelease(deps, lock, to.jobId, to.attempts);
+          handOver.accept({ job: to, lock, ref: jobRef(to.status, to.priority, to.jobId), attempt });
+        }
         // Applied with the lock kept for a hand-over that did not happen (cancelled): let it go.
         else if (handOver) await releaseEventually(deps.queue, lock);
       },

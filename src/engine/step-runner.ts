@@ -1,4 +1,5 @@
 import { invokeFree, pureMacrostep } from '../../machines/index.js';
+import { isZkError } from '../zk/index.js';
 import {
   createActor,
   fromPromise,
@@ -29,9 +30,40 @@ export interface RunStepOptions {
 export class StepAbortedError extends Error {
   readonly code = 'STEP_ABORTED';
   constructor(reason: unknown) {
-    super(`step aborted: ${reason instanceof Error ? reason.message : String(reason)}`);
+    super(`step aborted: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: reason });
     this.name = 'StepAbortedError';
   }
+}
+
+/** Causes followed at most (an error wrapped in a step's own error, wrapped again…). */
+const CAUSE_DEPTH = 8;
+
+/**
+ * The ZooKeeper error behind a step's failure that says nothing about the item: the server did
+ * not answer (connection loss, timeout: a write's outcome unknown), the session moved or
+ * expired, or the client was closed (shutting down). A new session may well succeed, so such a
+ * step is handed back unchanged, never failed (issue 32: a ZooKeeper restart once failed jobs in
+ * recording for good with `multi: CONNECTION_LOSS`). Undefined for any other failure.
+ */
+export function zooKeeperUnavailable(err: unknown): Error | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < CAUSE_DEPTH && current instanceof Error; depth++) {
+    if (isZkError(current) && (current.retryable || current.kind === 'CLOSED')) return current;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** `run`, with a failure for want of ZooKeeper turned into a hand-back (see zooKeeperUnavailable). */
+function handingBack<T>(run: StepFn<T>): StepFn<T> {
+  return async (signal) => {
+    try {
+      return await run(signal);
+    } catch (err) {
+      const unavailable = zooKeeperUnavailable(err);
+      throw unavailable && !(err instanceof StepAbortedError) ? new StepAbortedError(err) : err;
+    }
+  };
 }
 
 /** An actor that never settles until stopped: the steps of states the engine does not run here. */
@@ -112,8 +144,9 @@ export interface PlannedNext {
  * state on that event gives, so the commit need not evaluate the machine again.
  */
 export function runMachineStepPlanned<E extends EventObject>(
-  options: RunStepOptions,
+  given: RunStepOptions,
 ): Promise<{ event: E; next?: PlannedNext }> {
+  const options = { ...given, run: handingBack(given.run) };
   return options.inspect ? runInActor<E>(options).then((event) => ({ event })) : runPure<E>(options);
 }
 
@@ -213,7 +246,16 @@ function runInActor<E extends EventObject>(options: RunStepOptions): Promise<E> 
       },
       error: (err: unknown) => finish(() => reject(toError(err))),
     });
-    runs.set(actor.system, (signal) => options.run(AbortSignal.any([signal, options.signal])));
+    runs.set(actor.system, (signal) =>
+      options.run(AbortSignal.any([signal, options.signal])).catch((err: unknown) => {
+        // Handed back: not an outcome the machine maps to an event (it would fail the item).
+        if (err instanceof StepAbortedError) {
+          finish(() => reject(err));
+          return new Promise<never>(() => undefined);
+        }
+        throw err;
+      }),
+    );
     actor.start();
   });
 }

@@ -1,6 +1,7 @@
 import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
 import { loadJob, type JobRecord } from './job-load.js';
+import type { StepAttempt } from './job-attempts.js';
 import { jobLeftReason, noteJobLeft } from './job-payload.js';
 import { releaseEventually, tryLock, type HeldLock } from './locks.js';
 import { jobPath, jobStateFolder, parseRefName, sortRefs } from './paths.js';
@@ -11,6 +12,11 @@ export interface AcquiredJob {
   lock: HeldLock;
   /** The `/jobs/states/...` ref the job was found under. */
   ref: string;
+  /**
+   * The attempt at the job's step already recorded for this holder: by the commit that handed
+   * the job over to it (see JobCommitOptions.attempt). Absent when the job was taken from its folder.
+   */
+  attempt?: StepAttempt;
 }
 
 export interface AcquireOptions {

@@ -5,6 +5,7 @@ import { QueueError } from './errors.js';
 import { clampPriority, jobChild, jobPath, type JobKey } from './paths.js';
 import { readJobConfiguration } from './merritt-ingest-keys.js';
 import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata, JobStore } from './records.js';
+import { decodeAttempts, type JobAttempts } from './job-attempts.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
 
 /** Nodes mrt-zk creates with every job but readers may find absent: read as their defaults. */
@@ -33,6 +34,13 @@ export interface JobRecord extends StoredJob {
    * and created by the next transition, which would otherwise fail setting them.
    */
   absentNodes?: readonly OptionalJobNode[];
+  /**
+   * The step attempts recorded in the job's current or an earlier state (`attempts`, see
+   * job-attempts.ts); `attemptsNode` true when the node exists (readable or not): the next
+   * write sets it rather than creating it, and a commit that ends the step deletes it.
+   */
+  attempts?: JobAttempts;
+  attemptsNode?: boolean;
 }
 
 function absentNodes(nodes: Record<OptionalJobNode, Read>): Pick<JobRecord, 'absentNodes'> {
@@ -78,10 +86,21 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     'metadata',
     'store',
     'inventory',
+    'attempts',
   ];
   // One request (multiRead) for all of them: a job is read at every first acquire.
-  const [status, bid, configuration, priority, spaceNeeded, identifiers, metadata, store, inventory] =
-    await ctx.zk.getDataMany(keys.map((key) => jobChild(jid, key)));
+  const [
+    status,
+    bid,
+    configuration,
+    priority,
+    spaceNeeded,
+    identifiers,
+    metadata,
+    store,
+    inventory,
+    attempts,
+  ] = await ctx.zk.getDataMany(keys.map((key) => jobChild(jid, key)));
   if (!status && !bid && !configuration && !(await ctx.zk.exists(jobPath(jid)))) {
     throw new QueueError('NOT_FOUND', `job ${jid} does not exist`, jobPath(jid));
   }
@@ -112,5 +131,6 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
     inventory: optionalJson<JobInventory>(jid, 'inventory', inventory),
     emptyNodeVersions: emptyVersions({ store, inventory }),
     ...absentNodes({ priority, space_needed: spaceNeeded }),
+    ...(attempts ? { attemptsNode: true, attempts: decodeAttempts(attempts.data) } : {}),
   };
 }

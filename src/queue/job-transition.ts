@@ -9,6 +9,7 @@ import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 import type { AcquiredJob } from './job-acquire.js';
 import type { JobRecord, OptionalJobNode } from './job-load.js';
+import { attemptsOp, attemptsPath, type StepAttempt } from './job-attempts.js';
 import { findRefIn } from './job-refs.js';
 import { assertSameSession } from './locks.js';
 import { batchPath, batchRef, clampPriority, jobChild, jobPath, jobRef, jobStateFolder } from './paths.js';
@@ -31,6 +32,12 @@ export interface JobCommitOptions {
   inventory?: JobInventory;
   /** The job after the event, when the caller has already asked the machine (`nextJobRecord`). */
   planned?: JobRecord;
+  /**
+   * The attempt at the next state's step that this commit records, when it keeps the lock for
+   * this process to run that step (a hand-over, `release: false`): the step then starts with its
+   * attempt already written, at no extra request (see job-attempts.ts).
+   */
+  attempt?: StepAttempt;
 }
 
 /** The result of a committed transition: the job as it now is, and whether it still holds the lock. */
@@ -90,8 +97,26 @@ export function jobTransitionOps(
       { op: 'create', path: batchRef(job.batchId, toFolder, job.jobId) },
     );
   }
+  const attempts = attemptsAfter(job, next, options);
+  if (attempts.attempts) ops.push(attemptsOp(job.jobId, job.attemptsNode === true, attempts.attempts));
+  else if (job.attemptsNode) ops.push({ op: 'delete', path: attemptsPath(job.jobId) });
   if (options.release ?? true) ops.push({ op: 'delete', path: lock.path });
   return ops;
+}
+
+/**
+ * The job's attempts after a commit: the step of the state it leaves has ended (its attempts
+ * are deleted); a hand-over records the first attempt at the next state's step.
+ */
+function attemptsAfter(
+  job: JobRecord,
+  next: JobRecord,
+  options: JobCommitOptions,
+): Pick<JobRecord, 'attempts' | 'attemptsNode'> {
+  if (options.attempt === undefined || (options.release ?? true) || next.status === job.status)
+    return { attempts: undefined, attemptsNode: false };
+  const attempts = { state: next.status, statusVersion: next.statusVersion, attempts: [options.attempt] };
+  return { attempts, attemptsNode: true };
 }
 
 /**
@@ -214,7 +239,10 @@ async function commit(
       { jobId: job.jobId, batchId: job.batchId, from: job.status, to: next.status, event: event.type },
       'transition',
     );
-  return { job: { ...next, lastModified: formatTimestamp(now) }, released: options.release ?? true };
+  return {
+    job: { ...next, ...attemptsAfter(job, next, options), lastModified: formatTimestamp(now) },
+    released: options.release ?? true,
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { filter, first } from 'rxjs';
-import { ZkError, isZkError } from '../zk/index.js';
+import { ZkError, isZkError, type Op } from '../zk/index.js';
 import type { QueueContext } from './context.js';
 import { QueueError } from './errors.js';
 
@@ -7,6 +7,12 @@ import { QueueError } from './errors.js';
 export interface HeldLock {
   path: string;
   sessionId: string;
+  /**
+   * Writes that go with the lock's release when it is let go without a commit, in the same multi
+   * (a job's step attempt marked as handed back: see job-attempts.ts). A commit that releases the
+   * lock does not make them.
+   */
+  releaseOps?: () => Op[];
 }
 
 export type LockAttempt = { held: true; lock: HeldLock } | { held: false; reason: 'locked' | 'gone' };
@@ -134,6 +140,22 @@ export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<vo
   if (ctx.zk.sessionId !== lock.sessionId) return;
   const stat = await ctx.zk.exists(lock.path);
   if (stat?.ephemeralOwner !== lock.sessionId) return;
+  const writes = lock.releaseOps?.() ?? [];
+  if (writes.length > 0) {
+    const ops: Op[] = [
+      { op: 'check', path: lock.path, version: stat.version },
+      ...writes,
+      { op: 'delete', path: lock.path, version: stat.version },
+    ];
+    try {
+      await ctx.zk.multi(ops);
+      return;
+    } catch (err) {
+      if (isZkError(err) && err.retryable) throw err;
+      // Refused (a node they write is gone): the lock goes without them, never stays held.
+      ctx.log.warn({ lock: lock.path, err }, 'lock released without the writes that go with it');
+    }
+  }
   try {
     await ctx.zk.delete(lock.path, stat.version);
   } catch (err) {

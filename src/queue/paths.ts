@@ -124,6 +124,7 @@ export type JobKey =
   | 'metadata'
   | 'store'
   | 'inventory'
+  | 'attempts'
   | 'lock';
 
 /**

@@ -8,6 +8,9 @@ import type {
 } from './contracts.js';
 import { createJobs, type JobSpec } from '../queue/job-create.js';
 import { sleep } from './abortable-sleep.js';
+import type { QueueContext } from '../queue/context.js';
+import type { ObjectLockKind } from '../queue/queue-locks.js';
+import { withObjectLock } from './ingest/output-lock.js';
 
 /**
  * Simulated steps: every job step waits `stepDelayMs` (honouring its AbortSignal) and succeeds,
@@ -21,6 +24,9 @@ import { sleep } from './abortable-sleep.js';
  * fails only the first attempt (`simulate_fail_once_at`): the step fails while the job's
  * `retry_count` is 0, and an operator's requeue increments `retry_count` (admin.requeue, see
  * requeueJob), so a requeued job then gets through. Nothing else changes `retry_count`.
+ * `submission.simulate.exitAt` (same shape) ends the engine's process when the job's step starts
+ * in that state, every time (`simulate_exit_at`): a poison job. `submission.simulate.objectLocks`
+ * makes store and record hold the object's lock in ZooKeeper as the real steps do.
  *
  * Only downloading, processing, storing, recording and notify can fail a job this way: the job machine
  * reads a failed estimate as size 0 and a failed provisioning check as "space short" (the job
@@ -29,9 +35,29 @@ import { sleep } from './abortable-sleep.js';
 export interface SimulationOptions {
   /** Time each step takes (default 0). */
   stepDelayMs?: number;
+  /**
+   * The queue, for jobs whose simulated store and record take their object lock as the real steps
+   * do (`submission.simulate.objectLocks`): without it they take none.
+   */
+  queue?: QueueContext;
 }
 
+/** How long a simulated store or record waits for its object lock before it fails. */
+const OBJECT_LOCK_WAIT_MS = 60_000;
+
 const PAYLOAD = /^sim:(\d{1,7})$/;
+
+/**
+ * Ends this process as a library that throws from a socket handler would (an uncaught exception,
+ * no shutdown), when the job says so (`simulate_exit_at`): poison containment is tested with it.
+ */
+function exitIfAsked(args: JobStepArgs, state: string): void {
+  if (args.job.configuration.simulate_exit_at !== state) return;
+  args.log.warn({ jobId: args.job.jobId, state }, 'simulated crash: this process ends now');
+  setImmediate(() => {
+    throw new Error(`simulated crash while ${state} (job ${args.job.jobId})`);
+  });
+}
 
 function failIfAsked(args: JobStepArgs, state: string): void {
   const { configuration, retryCount } = args.job;
@@ -68,18 +94,29 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
     <T>(name: keyof MerrittJobSteps, result: (args: JobStepArgs) => T) =>
     async (args: JobStepArgs): Promise<T> => {
       const state = args.job.status;
+      exitIfAsked(args, state);
       await pause(delay, args.signal);
       args.log.debug({ jobId: args.job.jobId, state, step: name }, 'simulated step');
       failIfAsked(args, state);
       return result(args);
+    };
+  // Store and record hold the object's lock, as Merritt's storage and inventory services do.
+  const locked =
+    (kind: ObjectLockKind, name: 'store' | 'record') =>
+    (args: JobStepArgs): Promise<undefined> => {
+      const ark = args.job.identifiers?.primary_id;
+      const run = step(name, () => undefined);
+      if (!options.queue || !args.job.configuration.simulate_object_locks || !ark) return run(args);
+      const wait = { signal: args.signal, log: args.log, limitMs: OBJECT_LOCK_WAIT_MS };
+      return withObjectLock(options.queue, kind, ark, wait, () => run(args));
     };
   const steps: MerrittJobSteps = {
     estimate: step('estimate', () => ({ spaceNeeded: 0 })),
     provision: step('provision', () => ({ hasSpace: true })),
     download: step('download', () => ({})),
     process: step('process', ({ job }) => simulatedHandOff(job.jobId, job.identifiers?.local_id ?? [])),
-    store: step('store', () => undefined),
-    record: step('record', () => undefined),
+    store: locked('storage', 'store'),
+    record: locked('inventory', 'record'),
     notify: step('notify', () => undefined),
   };
   const jobSteps = { steps };
@@ -93,6 +130,8 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
       const simulate = (batch.submission.simulate ?? {}) as {
         failAt?: Record<string, string>;
         failOnce?: Record<string, string>;
+        exitAt?: Record<string, string>;
+        objectLocks?: boolean;
       };
       const specs: JobSpec[] = Array.from({ length: Number(match[1]) }, (_, position) => ({
         position,
@@ -104,6 +143,8 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
           ...(batch.submission.collection ? { collection: batch.submission.collection } : {}),
           ...(simulate.failAt?.[position] ? { simulate_fail_at: simulate.failAt[position] } : {}),
           ...(simulate.failOnce?.[position] ? { simulate_fail_once_at: simulate.failOnce[position] } : {}),
+          ...(simulate.exitAt?.[position] ? { simulate_exit_at: simulate.exitAt[position] } : {}),
+          ...(simulate.objectLocks ? { simulate_object_locks: true } : {}),
         },
       }));
       await createJobs(queue, batch.batchId, specs);

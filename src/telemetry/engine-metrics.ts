@@ -39,6 +39,16 @@ export class EngineMetrics implements MetricsProvider {
     'Steps of this process that ended in a failed event, by state.',
     ['state'],
   );
+  private readonly poisoned = this.counter(
+    'mrtq_jobs_poisoned_total',
+    'Jobs this process failed as poison (their step ended with its process or session too often), by state.',
+    ['state'],
+  );
+  private readonly interrupted = this.counter(
+    'mrtq_step_attempts_interrupted_total',
+    'Step attempts found ended with their process or session (no commit, no failure) when this process took the job, by state.',
+    ['state'],
+  );
   private readonly contention = this.counter(
     'mrtq_lock_contention_total',
     'Items skipped because another session held their lock, by consumer.',
@@ -93,6 +103,12 @@ export class EngineMetrics implements MetricsProvider {
   }
   stepDuration(state: string, seconds: number): void {
     this.stepSeconds.observe({ state }, seconds);
+  }
+  jobPoisoned(state: string): void {
+    this.poisoned.inc({ state });
+  }
+  attemptsInterrupted(state: string, count: number): void {
+    if (count > 0) this.interrupted.inc({ state }, count);
   }
   lockContention(consumer: string): void {
     this.contention.inc({ consumer });

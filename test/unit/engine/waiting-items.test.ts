@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { WaitingItems } from '../../../src/engine/waiting-items.js';
 
 /** A registry whose lock watches the test fires by hand. */
@@ -74,5 +74,76 @@ describe('items that could not be used', () => {
     // Still incomplete on that look: waiting again, on the watch already armed.
     items.add('qid1', () => pokes++);
     expect([watchesArmed, items.has('qid1')]).toEqual([1, true]);
+  });
+});
+
+describe('items that could not be used, under backoff', () => {
+  /** A registry with a backoff of 5 s doubling to 20 s, whose watches the test fires by hand. */
+  function unusable() {
+    const watches = new Map<string, () => void>();
+    const items = new WaitingItems((id, changed) => watches.set(id, changed), {
+      firstMs: 5000,
+      maxMs: 20_000,
+    });
+    return { items, watches };
+  }
+
+  it('are looked at again after 5, 10, 20, 20 s while nothing changes, and not at a sweep', () => {
+    vi.useFakeTimers();
+    try {
+      const { items } = unusable();
+      let looks = 0;
+      const meet = () =>
+        items.add('jid1', () => {
+          looks++;
+          meet(); // looked at, still unusable
+        });
+      meet();
+      const delays: (number | undefined)[] = [items.delayOf('jid1')];
+      for (const ms of [5000, 10_000, 20_000, 20_000]) {
+        items.forget(); // a sweep: left to its timer
+        vi.advanceTimersByTime(ms - 1);
+        expect(looks).toBe(delays.length - 1);
+        vi.advanceTimersByTime(1);
+        expect(looks).toBe(delays.length);
+        delays.push(items.delayOf('jid1'));
+      }
+      expect(delays).toEqual([5000, 10_000, 20_000, 20_000, 20_000]);
+      items.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('are looked at at once when their nodes change, and start again from the first delay', () => {
+    vi.useFakeTimers();
+    try {
+      const { items, watches } = unusable();
+      let looks = 0;
+      const meet = () => items.add('jid1', () => looks++);
+      meet();
+      vi.advanceTimersByTime(5000);
+      meet();
+      expect(items.delayOf('jid1')).toBe(10_000);
+      watches.get('jid1')!();
+      expect(looks).toBe(2);
+      meet();
+      expect(items.delayOf('jid1')).toBe(5000);
+      items.clear('jid1'); // used at last
+      expect(items.delayOf('jid1')).toBeUndefined();
+      items.stop();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('are all looked at again with a new session (its watches are new)', () => {
+    const { items } = unusable();
+    let looks = 0;
+    items.add('jid1', () => looks++);
+    items.forget(true);
+    expect(looks).toBe(1);
+    expect(items.has('jid1')).toBe(false);
+    items.stop();
   });
 });
