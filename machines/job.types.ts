@@ -79,6 +79,11 @@ export interface ProvisionOutput {
    * the job has waited longer than allowed. The job fails with `message` instead of staying.
    */
   giveUp?: boolean;
+  /**
+   * While it waits: how long until it has waited its limit. The engine looks at the job again
+   * then (a timer), not only at its next re-evaluation, so the limit ends the wait when it says.
+   */
+  retryInMs?: number;
 }
 export interface DownloadOutput {
   /** The space the downloaded files really take, when the estimate was off. */

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, Option } from 'commander';
 import { CliError, ExitCode } from './exit-codes.js';
 
 const UNITS: Readonly<Record<string, number>> = {
@@ -23,6 +23,23 @@ export function durationOption(text: string): number {
   if (ms === undefined)
     throw new InvalidArgumentError(`"${text}" is not a duration; expected e.g. 7d, 12h, 30m, 45s`);
   return ms;
+}
+
+/** `ms` as the shortest duration `parseDuration` reads back exactly: 604800000 → `1w`, 600000 → `10m`. */
+export function formatDuration(ms: number): string {
+  const units = Object.entries(UNITS).sort(([, a], [, b]) => b - a);
+  for (const [unit, size] of units) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+/**
+ * A duration option whose help shows its default as a duration (`default: 7d`): a value the
+ * same option accepts, where the milliseconds it holds (`604800000`) would be refused.
+ */
+export function durationFlag(flags: string, description: string, defaultMs: number): Option {
+  return new Option(flags, description)
+    .argParser(durationOption)
+    .default(defaultMs, formatDuration(defaultMs));
 }
 
 /** A commander option parser for whole numbers of 0 or more, naming the option when refused. */

@@ -79,6 +79,8 @@ export class Consumer<A> {
   private candidates: readonly string[] = [];
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly deferred = new Set<string>();
+  /** Timers that look at a deferred item again (see lookAgain). */
+  private readonly lookTimers = new Map<string, NodeJS.Timeout>();
   /** Items that left this folder, with when this consumer learnt it (performance.now()). */
   private readonly moved = new Map<string, number>();
   /** Places promised to items handed over from another consumer of this process. */
@@ -269,6 +271,21 @@ export class Consumer<A> {
     if (!paused) this.poke();
   }
 
+  /**
+   * A deferred item is looked at again after `ms` (a wait whose limit falls due then), whatever
+   * the re-evaluation interval. One timer per item: a later call replaces it.
+   */
+  lookAgain(id: string, ms: number): void {
+    clearTimeout(this.lookTimers.get(id));
+    const timer = setTimeout(() => {
+      this.lookTimers.delete(id);
+      this.deferred.delete(id);
+      this.poke();
+    }, ms);
+    timer.unref();
+    this.lookTimers.set(id, timer);
+  }
+
   /** Forget deferred items (space may have changed) and look again. */
   reevaluate(): void {
     this.deferred.clear();
@@ -285,6 +302,8 @@ export class Consumer<A> {
   async stop(graceMs: number): Promise<void> {
     this.stopped = true;
     this.giveBackWaiting();
+    for (const timer of this.lookTimers.values()) clearTimeout(timer);
+    this.lookTimers.clear();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     // An acquisition that ends with an item starts it: wait for those first.
     await Promise.allSettled([...this.acquisitions]);

@@ -46,6 +46,12 @@ export interface EngineDeps {
    * failed as poison (default 3; 0: never). See job-attempts.ts.
    */
   poisonAttempts?: number;
+  /**
+   * A job whose step left it where it was (provisioning, short of space) is looked at again after
+   * `ms` by this process's consumer of `state`, when its step said when (`retryInMs`): a wait's
+   * limit then ends it on time, not at the next re-evaluation.
+   */
+  lookAgain?(state: string, jid: string, ms: number): void;
   /** The gate that runs a suspect job's step alone in this process (see StepIsolation). */
   isolation?: StepIsolation;
   /** Resolves when a step holding `lock` may start (see StallGuard); rejects with StepAbortedError when not. */

@@ -153,6 +153,7 @@ export class Engine {
       handOver: (state, refName) => this.handOver(state, refName),
       beforeStep: (lock) => this.stallGuard?.beforeStep(lock) ?? Promise.resolve(),
       isolation: this.isolation,
+      lookAgain: (state, jid, ms) => this.consumers.get(state)?.lookAgain(jid, ms),
     };
     this.stallGuard = new StallGuard(zk);
     // Merritt's consumers check the queue hold before every acquire; these are paused from the

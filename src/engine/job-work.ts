@@ -77,6 +77,7 @@ async function stepAndCommit(
     throw new Error(`no step runs in state ${job.status}${step ? ` (step ${step} was not given)` : ''}`);
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
   let writes: StepWrites = {};
+  let retryInMs: number | undefined;
   let started = 0;
   // The job as its step attempt was recorded (its attempts node is written from here on).
   let held = acquired;
@@ -99,6 +100,7 @@ async function stepAndCommit(
           const output = await run({ job, signal: stepSignal, log });
           if (output && typeof output === 'object' && STEP_WRITE_KEYS.some((key) => key in output))
             writes = output;
+          retryInMs = retryInOf(output);
           return output;
         },
       });
@@ -118,6 +120,7 @@ async function stepAndCommit(
   const to = await commit(deps, held, event, writes, next);
   if (to) span.setAttribute(Attr.stateTo, to);
   if (to === 'completed') await cleanupCompleted(deps, held, log);
+  if (to === job.status && retryInMs !== undefined) deps.lookAgain?.(to, job.jobId, retryInMs);
   return to;
 }
 
@@ -182,6 +185,13 @@ async function commit(
     };
   });
   return committed?.status;
+}
+
+/** When a step that leaves its job where it is says to look at it again (`retryInMs`), if it does. */
+function retryInOf(output: unknown): number | undefined {
+  if (!output || typeof output !== 'object' || !('retryInMs' in output)) return undefined;
+  const ms = output.retryInMs;
+  return typeof ms === 'number' && Number.isFinite(ms) ? Math.max(0, ms) : undefined;
 }
 
 async function cleanupCompleted(

@@ -39,7 +39,7 @@ export function checkJob(
   const out: DoctorProblem[] = [];
   const state = stateOf(job, out, settings.lifecycle);
   const priority = priorityOf(job, out);
-  const bid = batchOf(job, batches, out);
+  const bid = batchOf(job, batches, index, out);
   checkConfiguration(job, out);
   if (state && !settings.lifecycle.isFinal(state)) checkOptionalNodes(job, out);
   // Where refs belong follows from the status; with no usable status there is nothing to compare.
@@ -141,16 +141,29 @@ function priorityOf(job: JobScan, out: DoctorProblem[]): number | undefined {
   return undefined;
 }
 
-function batchOf(job: JobScan, batches: KnownBatches, out: DoctorProblem[]): string | undefined {
+function batchOf(
+  job: JobScan,
+  batches: KnownBatches,
+  index: RefIndex,
+  out: DoctorProblem[],
+): string | undefined {
   const bid = textOf(job.bid);
   const path = jobChild(job.jid, 'bid');
   if (bid === '') {
+    // The batch whose folders hold the job: the one it belongs to, and the one that waits for it.
+    const holders = [
+      ...new Set((index.batchRefs.get(job.jid) ?? []).map((ref) => `${ref.bid} (${ref.folder})`)),
+    ];
+    const held =
+      holders.length > 0
+        ? `; batch ${holders.join(', batch ')} holds it and cannot finish without it: write that id into ${path}, or let the engine fail the job after MRTQ_INCOMPLETE_JOB_FAIL_MS (it writes the id back)`
+        : '';
     out.push(
       problem(
         'JOB_BID_MISSING',
         job.jid,
         path,
-        `${path} is ${job.bid ? 'empty' : 'missing'}; expected the id of the job's batch (bidN)`,
+        `${path} is ${job.bid ? 'empty' : 'missing'}; expected the id of the job's batch (bidN)${held}`,
       ),
     );
     return undefined;

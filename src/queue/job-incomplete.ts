@@ -8,6 +8,8 @@ import { loadJob } from './job-load.js';
 import { findRefIn } from './job-refs.js';
 import { releaseEventually, releasingOnError, tryLock, type HeldLock } from './locks.js';
 import {
+  BATCHES,
+  type BatchFolder,
   batchFolderPath,
   batchPath,
   batchRef,
@@ -73,7 +75,12 @@ async function failLocked(
   const ref = await findRefIn(ctx, jobStateFolder(state), jid);
   if (ref === undefined) return { failed: false, reason: 'moved' };
   const [statusNode, bidNode] = await ctx.zk.getDataMany([jobChild(jid, 'status'), jobChild(jid, 'bid')]);
-  const batchId = bidNode?.data ? decodeText(bidNode.data) : '';
+  const written = bidNode?.data ? decodeText(bidNode.data) : '';
+  // Without its bid the job is still one of a batch: the one whose folders hold it. Found, its
+  // bid is written back with the failure, so its batch counts it (and finishes) and every
+  // reader can read the job again.
+  const holder = written === '' ? await batchHolding(ctx, jid, batchFolderForJob(state)) : undefined;
+  const batchId = written || (holder ?? '');
   const stored: StoredJob = {
     ...storedStatus(ctx, jid, statusNode?.data),
     status: state,
@@ -82,9 +89,11 @@ async function failLocked(
     priority: parseRefName(basename(ref))?.priority ?? 0,
     spaceNeeded: 0,
   };
+  const restored =
+    holder === undefined ? '' : `; its bid was written back as ${holder}, the batch that holds it`;
   const message =
     `${missing} is missing: nothing can run job ${jid} without it (waited ${Math.round(waitedMs / 1000)} s ` +
-    `for it to be written); write it, then requeue the job`;
+    `for it to be written)${restored}; write it, then requeue the job`;
   const result = ctx.lifecycle.next(stored, { type: event, message } as { type: string });
   if (!result.ok) throw new QueueError('INVALID_TRANSITION', `job ${jid}: ${result.message}`, jobPath(jid));
   const next = { ...stored, ...result.context, status: result.to };
@@ -104,12 +113,41 @@ async function failLocked(
         },
     { op: 'delete', path: ref },
     { op: 'create', path: jobRef(next.status, next.priority, jid) },
+    ...(holder === undefined
+      ? []
+      : [
+          bidNode
+            ? { op: 'set' as const, path: jobChild(jid, 'bid'), data: holder }
+            : { op: 'create' as const, path: jobChild(jid, 'bid'), data: holder },
+        ]),
     ...(await batchMoves(ctx, batchId, jid, state, next.status)),
     { op: 'delete', path: lock.path },
   ];
   await ctx.zk.multi(ops);
   ctx.log.error({ jobId: jid, state, to: next.status }, `job ${jid} failed: ${message}`);
   return { failed: true, message };
+}
+
+/** Batches asked at once while looking for the one that holds a job. */
+const HOLDER_SCAN_BATCH = 64;
+
+/**
+ * The batch whose `folder` holds `jid`, for a job whose `bid` node is gone: every batch is
+ * asked, 64 at a time (a rare repair: one request per batch, once per such job).
+ */
+export async function batchHolding(
+  ctx: QueueContext,
+  jid: string,
+  folder: BatchFolder,
+): Promise<string | undefined> {
+  const bids = (await ctx.zk.getChildren(BATCHES)).filter((name) => name.startsWith('bid'));
+  for (let i = 0; i < bids.length; i += HOLDER_SCAN_BATCH) {
+    const chunk = bids.slice(i, i + HOLDER_SCAN_BATCH);
+    const found = await Promise.all(chunk.map((bid) => ctx.zk.exists(batchRef(bid, folder, jid))));
+    const at = found.findIndex((stat) => stat !== undefined);
+    if (at >= 0) return chunk[at];
+  }
+  return undefined;
 }
 
 /** True when the job's status node reads as a state other than `state` (one unlocked read). */

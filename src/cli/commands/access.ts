@@ -6,7 +6,7 @@ import type { QueueContext } from '../../queue/context.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { lazy, withQueue } from '../lazy.js';
-import { durationOption, nonNegative } from '../options.js';
+import { durationFlag, nonNegative } from '../options.js';
 import { table } from '../table.js';
 
 function oneOf<T extends string>(what: string, allowed: readonly string[]) {
@@ -102,11 +102,12 @@ export function registerAccess(program: Command, ctx: CliContext): void {
   access
     .command('clean')
     .description('remove completed and deleted requests older than the retention')
-    .option(
-      '--retention <duration>',
-      'keep requests modified within this (e.g. 7d, 12h)',
-      durationOption,
-      7 * 86_400_000,
+    .addOption(
+      durationFlag(
+        '--retention <duration>',
+        'keep requests modified within this (e.g. 7d, 12h)',
+        7 * 86_400_000,
+      ),
     )
     .option('--dry-run', 'report what would be removed, remove nothing')
     .option('--json', 'print the report as one JSON object')

@@ -3,7 +3,7 @@ import type { CleanupReport } from '../../queue/cleanup.js';
 import type { LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
 import type { CliContext } from '../context.js';
 import { openQueue } from '../lazy.js';
-import { durationOption } from '../options.js';
+import { durationFlag } from '../options.js';
 
 type Report = CleanupReport & { workDirs: LeftoverWorkDir[] };
 
@@ -35,17 +35,19 @@ export function registerCleanup(program: Command, ctx: CliContext): void {
     .description(
       'remove completed and deleted batches older than the retention, with their jobs, crash leftovers, and working directories of jobs that are done or gone',
     )
-    .option(
-      '--retention <duration>',
-      'keep batches last modified within this (e.g. 7d, 12h, 30m)',
-      durationOption,
-      7 * 86_400_000,
+    .addOption(
+      durationFlag(
+        '--retention <duration>',
+        'keep batches last modified within this (e.g. 7d, 12h, 30m)',
+        7 * 86_400_000,
+      ),
     )
-    .option(
-      '--orphan-grace <duration>',
-      'keep empty id nodes and dangling refs younger than this',
-      durationOption,
-      10 * 60_000,
+    .addOption(
+      durationFlag(
+        '--orphan-grace <duration>',
+        'keep empty id nodes and dangling refs younger than this',
+        10 * 60_000,
+      ),
     )
     .option('--dry-run', 'report what would be removed, remove nothing')
     .option('--json', 'print the report as one JSON object')

@@ -6,7 +6,7 @@ import type { LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { openQueue } from '../lazy.js';
-import { durationOption } from '../options.js';
+import { durationFlag } from '../options.js';
 
 function printHuman(report: DoctorReport, out: NodeJS.WritableStream, err: NodeJS.WritableStream): void {
   const { jobs, batches, refs } = report.checked;
@@ -65,11 +65,12 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     .command('doctor')
     .description('check the queue tree for inconsistencies; exit code 1 when any are found')
     .option('--json', 'print {"ok","problems","notes","checked"} as one JSON object')
-    .option(
-      '--orphan-grace <duration>',
-      'report empty id nodes only when older than this',
-      durationOption,
-      10 * 60_000,
+    .addOption(
+      durationFlag(
+        '--orphan-grace <duration>',
+        'report empty id nodes only when older than this',
+        10 * 60_000,
+      ),
     )
     .option(
       '--live-sessions <ids>',

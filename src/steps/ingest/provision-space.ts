@@ -95,6 +95,7 @@ export function waitOutcome(reason: string, waitedMs: number, limitMs: number): 
   return {
     hasSpace: false,
     message: `waiting ${formatWait(waitedMs)} so far for working space (gives up after ${formatWait(limitMs)}): ${reason}`,
+    retryInMs: limitMs - waitedMs,
   };
 }
 

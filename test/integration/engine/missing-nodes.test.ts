@@ -11,6 +11,8 @@ import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { writeForeignBatch } from '../../support/foreign-items.js';
+import { createHttpApi } from '../../../src/http/index.js';
+import { apiDeps, TOKEN } from '../http/api-fixture.js';
 
 const chroot = useZkChroot();
 
@@ -161,5 +163,69 @@ describe('a job without a node it needs', () => {
       (j) => j.status === 'completed',
       30_000,
     );
+  });
+});
+
+describe('a job whose bid node is deleted', () => {
+  let engine: Engine | undefined;
+  afterAll(async () => {
+    await engine?.stop(1000);
+  });
+
+  it('fails naming the node and is still counted in the batch that holds it: the batch reports once, doctor names both, the API answers', async () => {
+    const ctx = queueContext(await chroot.connect());
+    await ensureQueueTree(ctx.zk);
+    const { bid, jids } = await writeForeignBatch(ctx, [
+      { prefix: '05', priority: '5' },
+      { prefix: '05', priority: '5' },
+    ]);
+    const [whole, orphan] = jids as [string, string];
+    await ctx.zk.delete(`/jobs/${orphan}/bid`);
+    // Before any engine: doctor names the job and the batch that holds it.
+    const before = await doctor(ctx, { confirm: false });
+    const missing = before.problems.find((p) => p.code === 'JOB_BID_MISSING');
+    expect(missing?.item).toBe(orphan);
+    expect(missing?.message).toContain(`batch ${bid} (batch-processing) holds it`);
+
+    const ledger: LedgerEntry[] = [];
+    engine = new Engine(
+      {
+        queue: queueContext(await chroot.connect()),
+        ...createSimulatedSteps(),
+        ledger: { record: (entry) => ledger.push(entry) },
+        log: pino({ level: 'silent' }),
+      },
+      { sweepIntervalMs: 0, incompleteJobFailMs: 1500 },
+    );
+    await engine.start();
+    const batchStatus = async () =>
+      JSON.parse((await ctx.zk.getData(`/batches/${bid}/status`)).data!.toString()) as { status: string };
+    // Before: the job failed, but its batch waited for it for ever and never reported.
+    await eventually(batchStatus, (s) => s.status === 'Failed' || s.status === 'Completed', 30_000);
+    const failed = await loadJob(ctx, orphan);
+    expect(failed).toMatchObject({ status: 'failed', batchId: bid });
+    expect(failed.message).toContain(`/jobs/${orphan}/bid is missing`);
+    expect(failed.message).toContain(`written back as ${bid}`);
+    expect((await loadJob(ctx, whole)).status).toBe('completed');
+    expect(await ctx.zk.getChildren(`/batches/${bid}/states/batch-failed`)).toEqual([orphan]);
+    expect(await ctx.zk.getChildren(`/batches/${bid}/states/batch-processing`)).toEqual([]);
+    expect(ledger.filter((e) => e.kind === 'commit' && e.item === bid && e.to === 'failed')).toHaveLength(1);
+    const after = await doctor(ctx, { confirm: false });
+    expect(after.problems.filter((p) => p.item === orphan || p.item === bid)).toEqual([]);
+    // Every route answers for it.
+    const app = createHttpApi(await apiDeps(ctx));
+    try {
+      const headers = { authorization: `Bearer ${TOKEN}` };
+      for (const url of [
+        `/jobs/${orphan}`,
+        `/batches/${bid}`,
+        `/batches/${bid}/timeline`,
+        `/jobs?batch=${bid}`,
+        `/search?q=${orphan}`,
+      ])
+        expect((await app.inject({ method: 'GET', url, headers })).statusCode, url).toBe(200);
+    } finally {
+      await app.close();
+    }
   });
 });
