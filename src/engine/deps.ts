@@ -54,6 +54,11 @@ export interface EngineDeps {
   lookAgain?(state: string, jid: string, ms: number): void;
   /** The gate that runs a suspect job's step alone in this process (see StepIsolation). */
   isolation?: StepIsolation;
+  /**
+   * Whether this process's event loop stalled since `at` (performance.now()); undefined when
+   * nothing watches it. A lost session is put down to ZooKeeper only when it did not.
+   */
+  stalledSince?(at: number): boolean;
   /** Resolves when a step holding `lock` may start (see StallGuard); rejects with StepAbortedError when not. */
   beforeStep?(lock: HeldLock): Promise<void>;
 }

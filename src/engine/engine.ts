@@ -152,6 +152,7 @@ export class Engine {
       heldCollections: () => this.holds,
       handOver: (state, refName) => this.handOver(state, refName),
       beforeStep: (lock) => this.stallGuard?.beforeStep(lock) ?? Promise.resolve(),
+      stalledSince: (at) => this.stallGuard?.stalledSince(at) ?? true,
       isolation: this.isolation,
       lookAgain: (state, jid, ms) => this.consumers.get(state)?.lookAgain(jid, ms),
     };

@@ -52,6 +52,11 @@ export class StallGuard {
     return now - this.lastTick >= this.timing.stallMs || now - this.lastStall < this.timing.afterStallMs;
   }
 
+  /** True when the loop stalled (or is stalled now) since `at` (performance.now()). */
+  stalledSince(at: number): boolean {
+    return this.lastStall >= at || performance.now() - this.lastTick >= this.timing.stallMs;
+  }
+
   /** Resolves when the step may start; StepAbortedError when the lock is no longer this session's. */
   async beforeStep(lock: HeldLock): Promise<void> {
     if (!this.suspect) return;

@@ -3,6 +3,9 @@ import type { EventObject } from 'xstate';
 import type { AcquiredJob } from '../queue/job-acquire.js';
 import {
   attemptsOp,
+  attemptsPath,
+  decodeAttempts,
+  encodeAttempts,
   endedLast,
   interruptedAttempts,
   poisonMessage,
@@ -42,6 +45,36 @@ export function markOnRelease(deps: EngineDeps, lock: HeldLock, jid: string, att
   lock.releaseOps = (): Op[] => [
     attemptsOp(jid, true, endedLast(attempts, 'handed back', deps.queue.now().toISOString())),
   ];
+  const startedAt = performance.now();
+  lock.onLost = () => markSessionLost(deps, jid, lock.sessionId, startedAt);
+}
+
+/**
+ * After the session of a step's lock was replaced while the step was handed back: the attempt is
+ * marked as ended by ZooKeeper's absence (a server restart, a partition) when this process
+ * turned its event loop all along (no stall since the attempt began) and nobody took the job
+ * since (its last attempt is still this one: the write checks the node's version). A process
+ * that stalled (a step hogging the CPU, a frozen VM) leaves it unmarked: counted, as a step that
+ * took its session down may be the cause.
+ */
+async function markSessionLost(
+  deps: EngineDeps,
+  jid: string,
+  session: string,
+  startedAt: number,
+): Promise<void> {
+  if (deps.stalledSince?.(startedAt) !== false) return;
+  const { zk } = deps.queue;
+  const node = await zk.getData(attemptsPath(jid)).catch(() => undefined);
+  const attempts = decodeAttempts(node?.data);
+  const last = attempts?.attempts.at(-1);
+  if (!node || !attempts || last?.session !== session || last.ended !== undefined) return;
+  const ended = endedLast(
+    attempts,
+    'session lost while ZooKeeper did not answer',
+    deps.queue.now().toISOString(),
+  );
+  await zk.setData(attemptsPath(jid), encodeAttempts(ended), node.stat.version);
 }
 
 /**

@@ -13,6 +13,13 @@ export interface HeldLock {
    * lock does not make them.
    */
   releaseOps?: () => Op[];
+  /**
+   * Called once a new session has replaced the one the lock belonged to, when the lock was to be
+   * let go without a commit: the lock went with its session, and what the release would have
+   * written may still be written, if nobody has taken the item since (a job's attempt marked as
+   * ended by ZooKeeper's absence rather than by its process: see step-attempts.ts).
+   */
+  onLost?: () => Promise<void>;
 }
 
 export type LockAttempt = { held: true; lock: HeldLock } | { held: false; reason: 'locked' | 'gone' };
@@ -105,10 +112,20 @@ export async function releaseEventually(ctx: QueueContext, lock: HeldLock): Prom
         first(),
       )
       .subscribe((event) => {
-        if (event.state === 'connected' && event.sessionId === lock.sessionId)
-          void releaseEventually(ctx, lock);
+        if (event.state !== 'connected') return;
+        if (event.sessionId === lock.sessionId) void releaseEventually(ctx, lock);
+        else lostLock(ctx, lock);
       });
   }
+}
+
+/** Tells a lock whose session is gone (see HeldLock.onLost); never throws. */
+function lostLock(ctx: QueueContext, lock: HeldLock): void {
+  const onLost = lock.onLost;
+  lock.onLost = undefined;
+  void onLost?.().catch((err: unknown) =>
+    ctx.log.debug({ lock: lock.path, err }, 'could not note a lost lock'),
+  );
 }
 
 /**
@@ -137,7 +154,10 @@ export async function releasingOnError<T>(
  * earlier release of this session.
  */
 export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<void> {
-  if (ctx.zk.sessionId !== lock.sessionId) return;
+  if (ctx.zk.sessionId !== lock.sessionId) {
+    if (ctx.zk.sessionId !== NO_SESSION) lostLock(ctx, lock);
+    return;
+  }
   const stat = await ctx.zk.exists(lock.path);
   if (stat?.ephemeralOwner !== lock.sessionId) return;
   const writes = lock.releaseOps?.() ?? [];

@@ -82,7 +82,16 @@ describe('an engine process across a ZooKeeper restart, and collection holds mid
     );
     expect(batch.jobCount).toBe(60);
     const entries = readLedger(ledger());
-    expect(entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'))).toHaveLength(60 * 8);
+    const commits = entries.filter((e) => e.kind === 'commit' && e.item.startsWith('jid'));
+    if (engine.output().includes('session lost; making a new one')) {
+      // The server took longer to come back than the session lasts (a busy machine restarts a
+      // JVM slowly): commits whose answer was lost with the session are never claimed (they may
+      // be another worker's), so the ledger may miss a few that were applied. Each is one the
+      // engine discarded as unknown; none is committed twice (below).
+      const unknown = entries.filter((e) => e.kind === 'discard' && e.reason?.includes('lock-lost'));
+      expect(commits.length).toBeLessThanOrEqual(60 * 8);
+      expect(commits.length + unknown.length).toBeGreaterThanOrEqual(60 * 8);
+    } else expect(commits).toHaveLength(60 * 8);
     expect([...commitCounts(entries).values()].every((n) => n === 1)).toBe(true);
     // A batch submitted after the restart is seen through the re-armed watches.
     const after = await createBatch(ctx, {
