@@ -70,14 +70,14 @@ describe('an idle engine beside every kind of bad data', () => {
     const statuses = () => Promise.all(good.map(async (bid) => (await loadBatch(ctx, bid)).status));
     await eventually(statuses, (all) => all.every((s) => s === 'completed' || s === 'failed'), 120_000);
     // Settled: the good work is done, each bad item has been met and looked at again on its
-    // backoff (5, 10, 20 s…): measured from the fourth look on, as an engine beside bad data
-    // that nobody mends spends its days (its looks then every 40 s, up to every 5 min).
-    await sleep(35_000);
+    // backoff (5, 10, 20 s…): measured over the fourth look, as an engine beside bad data that
+    // nobody mends spends its days (its looks then every 40 s, up to every 5 min).
+    await sleep(25_000);
     // The scrapes of /metrics are outside the CPU figure (each costs more than a second idle).
     const before = await counters(url);
     const cpuBefore = cpuSecondsOf(engine.pid);
     const startedAt = performance.now();
-    await sleep(30_000);
+    await sleep(20_000);
     const cpuSeconds = cpuSecondsOf(engine.pid) - cpuBefore;
     const seconds = (performance.now() - startedAt) / 1000;
     const after = await counters(url);
