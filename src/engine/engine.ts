@@ -30,6 +30,7 @@ import { StepIsolation } from './step-isolation.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
 import { IncompleteJobs } from './incomplete-jobs.js';
+import { WaitingJobNodes } from './waiting-job-nodes.js';
 import { failIncompleteJob } from '../queue/job-incomplete.js';
 import { isZkError } from '../zk/index.js';
 
@@ -105,6 +106,8 @@ export class Engine {
   private readonly problems: ProblemLog;
   /** Jobs without a node they need, failed once they have stayed so (see IncompleteJobs). */
   private readonly incompleteJobs: IncompleteJobs;
+  /** Jobs their step left waiting (provisioning), looked at again at once when a node they need is lost. */
+  private waitingNodes: WaitingJobNodes | undefined;
 
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
@@ -157,6 +160,7 @@ export class Engine {
       lookAgain: (state, jid, ms) => this.consumers.get(state)?.lookAgain(jid, ms),
     };
     this.stallGuard = new StallGuard(zk);
+    this.waitingNodes = new WaitingJobNodes(zk, (jid, state) => this.consumers.get(state)?.lookAgain(jid, 0));
     // Merritt's consumers check the queue hold before every acquire; these are paused from the
     // start, not from the pause stream's first answer (a job could be taken in between).
     const ingestPaused = await isQueuePaused(this.deps.queue, 'ingest');
@@ -210,6 +214,7 @@ export class Engine {
     for (const s of this.subscriptions.splice(0)) s.unsubscribe();
     for (const watch of this.accessWatches.values()) watch.stop();
     this.stallGuard?.stop();
+    this.waitingNodes?.stop();
     this.incompleteJobs.stop();
     for (const items of this.waitingSets) items.stop();
     await Promise.all(this.allConsumers().map((c) => c.stop(graceMs)));
@@ -257,6 +262,7 @@ export class Engine {
         this.problems.clear(acquired.job.jobId);
         this.unusableJobs.clear(acquired.job.jobId);
         this.incompleteJobs.clear(acquired.job.jobId);
+        this.waitingNodes?.taken(acquired.job.jobId);
         if (!lifecycle.isWorking(state)) {
           const to = await takePendingJob(deps, acquired);
           if (to !== undefined) this.intakeTarget = to;
@@ -265,7 +271,10 @@ export class Engine {
         const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
         if (to !== undefined && !lifecycle.isWorking(to) && to !== state) this.reevaluateWaiting();
-        if (to === state) return 'defer';
+        if (to === state) {
+          this.waitingNodes?.watch(acquired.job.jobId, state);
+          return 'defer';
+        }
         return to === undefined ? undefined : 'moved';
       },
       locks: this.jobLocks,
@@ -450,7 +459,8 @@ export class Engine {
         // pass over it then would lock the failed job again, under an operator mending it.
         this.consumers.get(state)?.left(jid);
       } else this.deps.log.info({ jobId: jid, state, reason: outcome.reason }, 'incomplete job not failed');
-      return 'done';
+      // Locked for a moment (a look at it, here or in another engine): tried again soon, by its timer.
+      return !outcome.failed && outcome.reason === 'locked' ? 'retry' : 'done';
     } catch (err) {
       const retry = isZkError(err) && err.retryable;
       this.deps.log.warn(

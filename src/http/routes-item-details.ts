@@ -39,7 +39,8 @@ async function batchStatusOf(ctx: ApiContext, bid: string) {
 
 async function jobDetails(ctx: ApiContext, item: ShownJob) {
   const [batchStatus, holder] = await Promise.all([
-    batchStatusOf(ctx, item.job.batchId),
+    // A job read without its bid node (bidMissing) has no batch to ask.
+    item.job.batchId ? batchStatusOf(ctx, item.job.batchId) : undefined,
     lockHolder(ctx, item.lockOwner),
   ]);
   return {

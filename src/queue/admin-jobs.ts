@@ -10,6 +10,7 @@ import type { QueueContext } from './context.js';
 import { isQueueError, QueueError } from './errors.js';
 import type { AcquiredJob } from './job-acquire.js';
 import { loadJob, type JobRecord } from './job-load.js';
+import { loadJobRestoringBid } from './job-bid-restore.js';
 import { commitJobTransition, jobTransitionOps, nextJobRecord } from './job-transition.js';
 import { releaseEventually, type HeldLock } from './locks.js';
 import { deleteIfPresent } from './doctor-orphans.js';
@@ -18,7 +19,7 @@ import { inventoryLockPath, jobPath, jobRef, jobStateFolder, storageLockPath } f
 async function lockedJob(ctx: QueueContext, jid: string, options: AdminOptions): Promise<AcquiredJob> {
   const lock = await takeLockForAdmin(ctx, jobPath(jid), options);
   try {
-    const job = await loadJob(ctx, jid);
+    const job = await loadJobRestoringBid(ctx, jid, lock);
     return { job, lock, ref: await findJobRef(ctx, job) };
   } catch (err) {
     await releaseEventually(ctx, lock);
@@ -180,7 +181,7 @@ export async function failJob(ctx: QueueContext, jid: string, options: FailOptio
   const message = options.reason ? `failed by an operator: ${options.reason}` : 'failed by an operator';
   const event: JobEvent = { type: 'admin.fail', message };
   // Refused before any lock is broken when the lifecycle does not allow it.
-  nextJobRecord(ctx.lifecycle, await loadJob(ctx, jid), event);
+  nextJobRecord(ctx.lifecycle, await loadJob(ctx, jid, { bidOptional: true }), event);
   const acquired = await lockedJob(ctx, jid, { force: true, reason: options.reason ?? 'operator fail' });
   let job: JobRecord;
   try {

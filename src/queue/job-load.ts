@@ -8,6 +8,9 @@ import type { JobConfiguration, JobIdentifiers, JobInventory, JobMetadata, JobSt
 import { decodeAttempts, type JobAttempts } from './job-attempts.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from './wire.js';
 
+/** Nodes nothing can run a job without: a job lacking one is incomplete (see loadJob). */
+export const REQUIRED_JOB_NODES = ['status', 'bid', 'configuration'] as const;
+
 /** Nodes mrt-zk creates with every job but readers may find absent: read as their defaults. */
 export type OptionalJobNode = 'priority' | 'space_needed';
 
@@ -27,6 +30,11 @@ export interface JobRecord extends StoredJob {
    * clamped to 0–99, and the next transition writes the clamped value back.
    */
   priorityWritten?: number;
+  /**
+   * The `bid` node is missing or empty (read with `{ bidOptional: true }`, for display): `batchId`
+   * is then `''`. Never set on a job the engine or an operator action works on.
+   */
+  bidMissing?: true;
   /** Versions of hand-off nodes that exist but are empty (another tool created them so): set, not created. */
   emptyNodeVersions?: Partial<Record<'store' | 'inventory', number>>;
   /**
@@ -70,12 +78,23 @@ function optionalJson<T>(jid: string, key: JobKey, value: Read): T | undefined {
   return decodeJsonObject(jobChild(jid, key), value.data) as T;
 }
 
+/** How a job is read: `bidOptional` reads a job without its `bid` node (see JobRecord.bidMissing). */
+export interface LoadJobOptions {
+  bidOptional?: boolean;
+}
+
 /**
  * Reads a job. NOT_FOUND when `/jobs/JID` does not exist; ITEM_INVALID naming the node when a
  * required node is missing or unreadable (malformed JSON, unknown status). Optional nodes may
- * be absent; priority defaults to 5 and space_needed to 0, as mrt-zk reads them.
+ * be absent; priority defaults to 5 and space_needed to 0, as mrt-zk reads them. With
+ * `{ bidOptional: true }` (a surface showing the job) a missing or empty `bid` reads as batch `''`
+ * with `bidMissing`: the job is still shown, as one whose batch is not known.
  */
-export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord> {
+export async function loadJob(
+  ctx: QueueContext,
+  jid: string,
+  options: LoadJobOptions = {},
+): Promise<JobRecord> {
   const keys: JobKey[] = [
     'status',
     'bid',
@@ -106,12 +125,14 @@ export async function loadJob(ctx: QueueContext, jid: string): Promise<JobRecord
   }
   const statusNode = required(jid, 'status', status);
   const stored = decodeJobStatus(jobChild(jid, 'status'), statusNode.data, ctx.lifecycle);
-  const batchId = decodeText(required(jid, 'bid', bid).data);
+  const batchId = options.bidOptional && !bid ? '' : decodeText(required(jid, 'bid', bid).data);
   const written = decodeInteger(jobChild(jid, 'priority'), priority?.data, DEFAULT_JOB_PRIORITY);
-  if (!batchId) throw new QueueError('ITEM_INVALID', `${jobChild(jid, 'bid')} is empty`, jobPath(jid));
+  if (!batchId && !options.bidOptional)
+    throw new QueueError('ITEM_INVALID', `${jobChild(jid, 'bid')} is empty`, jobPath(jid));
   return {
     jobId: jid,
     batchId,
+    ...(batchId ? {} : { bidMissing: true as const }),
     status: stored.status,
     lastSuccessfulStatus: stored.lastSuccessfulStatus,
     retryCount: stored.retryCount,

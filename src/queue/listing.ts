@@ -423,7 +423,8 @@ async function uuidTarget(ctx: QueueContext, uuid: string): Promise<string | und
 
 /**
  * One item in full, by bid, jid or batch uuid (`/batch-uuids`). NOT_FOUND when nothing has that
- * id; ITEM_INVALID when the item exists but cannot be read. With `{ jobRefs: false }` a batch comes
+ * id; ITEM_INVALID when the item exists but cannot be read (a job without its `bid` node can:
+ * shown with `bidMissing`, batch `''`). With `{ jobRefs: false }` a batch comes
  * without its job refs (`jobs` empty): a batch of 50,000 jobs is then four listings cheaper.
  */
 export async function showItem(
@@ -432,7 +433,11 @@ export async function showItem(
   { jobRefs = true }: { jobRefs?: boolean } = {},
 ): Promise<ShownItem> {
   if (isJobId(id)) {
-    const [job, owner] = await Promise.all([loadJob(ctx, id), lockOwner(ctx, jobPath(id))]);
+    // A job whose bid node is gone is still shown, as one whose batch is not known (bidMissing).
+    const [job, owner] = await Promise.all([
+      loadJob(ctx, id, { bidOptional: true }),
+      lockOwner(ctx, jobPath(id)),
+    ]);
     return owner === undefined ? { kind: 'job', job } : { kind: 'job', job, lockOwner: owner };
   }
   const bid = isBatchId(id) ? id : await uuidTarget(ctx, id);

@@ -45,21 +45,37 @@ describe('IncompleteJobs: a job missing a node is failed once it has stayed so f
     vi.useRealTimers();
   });
 
-  it('tries again after another grace when ZooKeeper could not be asked, counting from the first sighting', async () => {
+  it('tries again soon, not after another grace, when the job could not be failed at its deadline (locked for a moment, ZooKeeper away), counting from the first sighting', async () => {
     vi.useFakeTimers();
     const waits: number[] = [];
-    const jobs = new IncompleteJobs(20, (_jid, _state, waited) => {
+    const outcomes = ['retry', 'retry', 'error', 'done'] as const;
+    const jobs = new IncompleteJobs(2000, (_jid, _state, waited) => {
+      const outcome = outcomes[waits.length];
       waits.push(waited);
-      return Promise.resolve(waits.length === 1 ? 'retry' : 'done');
+      return outcome === 'error' ? Promise.reject(new Error('connection loss')) : Promise.resolve(outcome!);
     });
     jobs.note('jid1', 'downloading');
-    await vi.advanceTimersByTimeAsync(19);
+    await vi.advanceTimersByTimeAsync(1999);
     expect(waits).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
-    expect(waits).toEqual([20]);
-    await vi.advanceTimersByTimeAsync(20);
-    expect(waits).toEqual([20, 40]);
+    expect(waits).toEqual([2000]);
+    // A twentieth of the grace, doubling: the wait ends within 10 % of its limit once the lock is free.
+    await vi.advanceTimersByTimeAsync(100 + 200 + 400);
+    expect(waits).toEqual([2000, 2100, 2300, 2700]);
     expect(jobs.size).toBe(0);
     jobs.stop();
+  });
+
+  it('stops retrying a job cleared meanwhile (it became usable, or was taken)', async () => {
+    vi.useFakeTimers();
+    let calls = 0;
+    const jobs = new IncompleteJobs(2000, () => (calls++, Promise.resolve('retry' as const)));
+    jobs.note('jid1', 'downloading');
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(calls).toBe(1);
+    jobs.clear('jid1');
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(calls).toBe(1);
+    expect(jobs.size).toBe(0);
   });
 });
