@@ -18,22 +18,39 @@ export interface Ensemble {
   stop(): Promise<void>;
 }
 
+/** Where each member runs, when not all on loopback of this network namespace. */
+export interface EnsemblePlacement {
+  /** Address of member `i` (it listens there for clients, quorum and election, on ZooKeeper's usual ports). */
+  hosts: string[];
+  /** The command member `i`'s JVM is started through (e.g. `ip netns exec ns1`). */
+  commandPrefix?: (index: number) => string[];
+}
+
 /**
  * Starts `size` servers (default 3) with a quorum configuration under `dir`. Each member gets
- * its own client, quorum and election ports on 127.0.0.1 and its own data directory.
+ * its own client, quorum and election ports on 127.0.0.1 and its own data directory; with a
+ * `placement`, each member its own address (its own network namespace) and ports 2181/2888/3888.
  */
-export async function startEnsemble(dir: string, size = 3, tickTime = 500): Promise<Ensemble> {
+export async function startEnsemble(
+  dir: string,
+  size = 3,
+  tickTime = 500,
+  placement?: EnsemblePlacement,
+): Promise<Ensemble> {
   const distribution = findDistribution({});
+  const hosts = placement?.hosts ?? Array.from({ length: size }, () => '127.0.0.1');
   const ports = await Promise.all(
-    Array.from({ length: size }, async () => ({
-      client: await freePort(),
-      quorum: await freePort(),
-      election: await freePort(),
-    })),
+    Array.from({ length: size }, async () =>
+      placement
+        ? { client: 2181, quorum: 2888, election: 3888 }
+        : { client: await freePort(), quorum: await freePort(), election: await freePort() },
+    ),
   );
-  const quorumLines = ports.map((p, i) => `server.${i + 1}=127.0.0.1:${p.quorum}:${p.election}`);
+  const quorumLines = ports.map((p, i) => `server.${i + 1}=${hosts[i]}:${p.quorum}:${p.election}`);
   const members = ports.map((p, i) =>
     createServerProcess({
+      host: hosts[i],
+      commandPrefix: placement?.commandPrefix?.(i),
       dir: join(dir, `member-${i + 1}`),
       clientPort: p.client,
       myid: i + 1,

@@ -27,6 +27,13 @@ export interface ServerProcessOptions {
   readyTimeoutMs?: number;
   distribution?: ZooKeeperDistribution;
   env?: { zookeeperHome?: string; javaHome?: string };
+  /** Address the server listens on for clients (default 127.0.0.1). */
+  host?: string;
+  /**
+   * A command the JVM is started through, e.g. `['ip', 'netns', 'exec', 'ns1']` to run it in a
+   * network namespace (the prefix must exec the JVM, so that its pid is the server's).
+   */
+  commandPrefix?: string[];
 }
 
 /** One ZooKeeper server JVM on loopback, controlled by its own pid. */
@@ -41,13 +48,13 @@ export class ServerProcess {
   ) {}
 
   get host(): string {
-    return HOST;
+    return this.options.host ?? HOST;
   }
   get port(): number {
     return this.options.clientPort;
   }
   get connectString(): string {
-    return `${HOST}:${this.options.clientPort}`;
+    return `${this.host}:${this.options.clientPort}`;
   }
   get pid(): number | undefined {
     return this.currentPid;
@@ -67,7 +74,7 @@ export class ServerProcess {
       `tickTime=${tick}`,
       `dataDir=${dataDir}`,
       `clientPort=${clientPort}`,
-      `clientPortAddress=${HOST}`,
+      `clientPortAddress=${this.host}`,
       'admin.enableServer=false',
       '4lw.commands.whitelist=*',
       'initLimit=20',
@@ -81,10 +88,12 @@ export class ServerProcess {
         ? 'org.apache.zookeeper.server.ZooKeeperServerMain'
         : 'org.apache.zookeeper.server.quorum.QuorumPeerMain';
     const out = openSync(join(dir, 'server.log'), 'a');
+    const [command, ...prefixArgs] = [...(this.options.commandPrefix ?? []), this.distribution.java];
     try {
       this.child = spawn(
-        this.distribution.java,
+        command,
         [
+          ...prefixArgs,
           `-Xmx${this.options.heapMb ?? 1024}m`,
           '-cp',
           this.distribution.classPath,
@@ -101,7 +110,7 @@ export class ServerProcess {
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     if (this.options.detached) child.unref();
     const ready = await Promise.race([
-      waitUntilServing(HOST, clientPort, this.options.readyTimeoutMs ?? 30_000),
+      waitUntilServing(this.host, clientPort, this.options.readyTimeoutMs ?? 30_000),
       this.exited.then(() => false),
     ]);
     if (!ready) {

@@ -15,13 +15,18 @@ export interface EngineProcess {
   signal(signal: NodeJS.Signals): void;
 }
 
-/** Starts `mrtq serve` (simulated steps unless `--steps` is given) as a real child process; resolves once its engine has started. */
+/**
+ * Starts `mrtq serve` (simulated steps unless `--steps` is given) as a real child process; resolves
+ * once its engine has started. `commandPrefix` runs it through a command that execs it (`ip netns
+ * exec NS`: in a network namespace), so that the child's pid is still the engine's.
+ */
 export async function startEngineProcess(
   connectString: string,
   args: string[],
   env: Record<string, string> = {},
+  commandPrefix: string[] = [],
 ): Promise<EngineProcess> {
-  const engine = spawnEngineProcess(connectString, args, env);
+  const engine = spawnEngineProcess(connectString, args, env, commandPrefix);
   const started = Date.now();
   while (!engine.output().includes('"msg":"service running')) {
     if (engine.proc.exitCode !== null || engine.proc.signalCode !== null) {
@@ -43,12 +48,23 @@ export function spawnEngineProcess(
   connectString: string,
   args: string[],
   env: Record<string, string> = {},
+  commandPrefix: string[] = [],
 ): EngineProcess {
   const steps = args.includes('--steps') ? [] : ['--steps', 'simulated'];
   // Many engines share this machine: each takes a free HTTP port.
   if (!args.includes('--http-port') && !args.includes('--no-http')) steps.push('--http-port', '0');
-  const argv = [...SERVE_NODE_FLAGS, BIN, 'serve', '--zk', connectString, ...steps, ...args];
-  const proc = spawn(process.execPath, argv, {
+  const [command, ...argv] = [
+    ...commandPrefix,
+    process.execPath,
+    ...SERVE_NODE_FLAGS,
+    BIN,
+    'serve',
+    '--zk',
+    connectString,
+    ...steps,
+    ...args,
+  ];
+  const proc = spawn(command!, argv, {
     env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

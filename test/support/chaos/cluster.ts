@@ -23,11 +23,13 @@ export class EngineCluster {
     await allSettledOrThrow(Array.from({ length: count }, () => this.startOne()));
   }
 
-  async startOne(extraArgs: string[] = []): Promise<EngineProcess> {
+  /** Starts one more process; `commandPrefix` runs it through a command (`ip netns exec NS`). */
+  async startOne(extraArgs: string[] = [], commandPrefix: string[] = []): Promise<EngineProcess> {
     const engine = await startEngineProcess(
       this.connectString(),
       ['--ledger', this.ledgerFile, '--sweep', '5000', ...this.args, ...extraArgs],
       this.env,
+      commandPrefix,
     );
     this.running.push(engine);
     return engine;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { QueueContext } from '../../../src/queue/context.js';
 import { ensureQueueTree } from '../../../src/queue/tree-init.js';
-import { startEnsemble, type Ensemble } from '../../../src/zk-server/ensemble.js';
+import { startEnsemble, type Ensemble, type EnsemblePlacement } from '../../../src/zk-server/ensemble.js';
 import { fourLetterWord } from '../../../src/zk-server/four-letter.js';
 import { connectZk } from '../../../src/zk/index.js';
 import type { EngineProcess } from '../engine-process.js';
@@ -27,9 +27,13 @@ export interface ChaosEnsemble {
   stop(): Promise<void>;
 }
 
-export async function startChaosEnsemble(name: string): Promise<ChaosEnsemble> {
+/** `placement` puts each member at its own address (its own network namespace). */
+export async function startChaosEnsemble(
+  name: string,
+  placement?: EnsemblePlacement,
+): Promise<ChaosEnsemble> {
   const dir = mkdtempSync(join(tmpdir(), `chaos-${name}-zk-`));
-  const ensemble = await startEnsemble(dir);
+  const ensemble = await startEnsemble(dir, 3, 500, placement);
   const connectString = `${ensemble.connectString}/chaos`;
   const zk = await connectZk({ connectString, sessionTimeoutMs: 10_000 });
   const ctx = queueContext(zk);
