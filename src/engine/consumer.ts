@@ -244,15 +244,16 @@ export class Consumer<A> {
   }
 
   private skips(id: string): boolean {
-    return (
-      this.inFlight.has(id) ||
-      this.claimed.has(id) ||
-      this.deferred.has(id) ||
-      this.moved.has(id) ||
-      this.spec.locks.has(id) ||
-      (this.spec.unusable?.has(id) ?? false) ||
-      (this.spec.busyElsewhere?.(id) ?? false)
-    );
+    if (this.inFlight.has(id) || this.claimed.has(id) || this.deferred.has(id) || this.moved.has(id))
+      return true;
+    // Waiting on a watch another consumer armed (the item moved here meanwhile): this one is
+    // poked too when it fires, or it would not look again until its folder next changes.
+    for (const waiting of [this.spec.locks, this.spec.unusable]) {
+      if (!waiting?.has(id)) continue;
+      waiting.add(id, this.pokeFn);
+      return true;
+    }
+    return this.spec.busyElsewhere?.(id) ?? false;
   }
 
   private readonly pokeFn = (): void => this.poke();

@@ -167,6 +167,7 @@ describe('planning a job: estimating and provisioning', () => {
       const job = jobRecordOf({});
       expect(await provision(30_000)(args(job))).toEqual({
         hasSpace: false,
+        retryInMs: 30_000,
         message:
           'waiting 30 s so far for working space (gives up after 60 s): cannot tell whether there is working space: EIO: i/o error, statfs',
       });
