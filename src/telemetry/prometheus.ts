@@ -146,18 +146,21 @@ export class Counters {
 }
 
 let processRegistry: Registry | undefined;
+const LOOP_LAG_PRECISION_MS = 100;
 
 /**
  * This process's metrics, once per process (they describe the process, whichever app serves
  * them): prom-client's defaults under their standard names (`process_cpu_seconds_total`,
  * `process_resident_memory_bytes`, `nodejs_heap_size_used_bytes`, `nodejs_eventloop_lag_seconds`,
  * `nodejs_gc_duration_seconds`…) and `nodejs_heap_size_limit_bytes`, the heap budget it was
- * started with.
+ * started with. The event-loop lag is sampled every 100 ms, not prom-client's default 10 ms: a
+ * hundred wake-ups a second were most of what an idle engine cost, and a lag worth alerting on
+ * lasts far longer than 100 ms.
  */
 export function processMetrics(): Registry {
   if (processRegistry) return processRegistry;
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: LOOP_LAG_PRECISION_MS });
   const limit: Gauge = new Gauge({
     name: 'nodejs_heap_size_limit_bytes',
     help: 'The V8 heap limit this process was started with.',

@@ -27,15 +27,22 @@ export function decompressedName(name: string): string {
 /**
  * The decompressed bytes of `archive` as a stream; any failure (of the file or of the data)
  * ends it with that error. unbzip2-stream is an old-style stream, so its output is handed on
- * through a PassThrough, which can be read as an async iterable.
+ * through a PassThrough, which can be read as an async iterable. The reader meets a failure
+ * through the stream's errored state whenever it starts reading: the PassThrough listens to its
+ * own errors, or a failure before the first read (the reader still making its directory) would
+ * be thrown by the old-style pipe as an uncaught exception and end the process.
  */
-function decompressedStream(archive: string, format: CompressedFormat): Readable {
+export function decompressedStream(archive: string, format: CompressedFormat): Readable {
   const source = createReadStream(archive);
   const unpacker = format === 'gzip' ? createGunzip() : bz2();
   const out = new PassThrough();
+  out.on('error', () => undefined);
+  out.on('close', () => {
+    source.destroy();
+    unpacker.destroy();
+  });
   const fail = (err: Error): void => {
     out.destroy(err);
-    source.destroy();
   };
   source.on('error', fail);
   unpacker.on('error', fail);

@@ -87,6 +87,9 @@ describe('an idle engine beside every kind of bad data', () => {
     // status (the engine's own lock, made and deleted at each look, fired the watch of the
     // item's children: a loop through its own writes).
     const spent = perOperation(before.byOperation, after.byOperation);
+    console.log(
+      `idle beside bad data: ${(cpuShare * 100).toFixed(2)} % of a core, ${requestsPerSecond.toFixed(2)} requests/s (${spent})`,
+    );
     expect(requestsPerSecond, `ZooKeeper requests a second, idle (${spent})`).toBeLessThan(10);
     expect(cpuShare, 'share of a core, idle').toBeLessThan(0.02);
     expect(engine.proc.exitCode).toBeNull();

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerFormat, unpackContainer } from '../../../src/steps/ingest/containers.js';
+import { decompressedStream } from '../../../src/steps/ingest/containers-compressed.js';
 import type { ContainerLimits } from '../../../src/steps/ingest/contracts.js';
 import { ContainerError } from '../../../src/steps/ingest/errors.js';
 import { rawTar, renameInZip, tarOf, zipOf, type ArchiveEntry } from '../../support/archives.js';
@@ -198,5 +199,25 @@ describe('unpacking containers', () => {
     const { dest, error } = await unpack(corrupt, 'bad.bz2');
     expect(error?.code).toBe('CONTAINER_INVALID');
     expect(await readdir(dest)).toEqual([]);
+  });
+
+  it('a corrupt bz2 or gz that fails before its reader starts fails the read, never the process', async () => {
+    const garbage = Buffer.concat([Buffer.from('BZh9'), Buffer.alloc(200, 7)]);
+    for (const [format, data] of [
+      ['bzip2', garbage],
+      ['gzip', Buffer.concat([gzipSync(Buffer.from('x')).subarray(0, 10), Buffer.alloc(200, 7)])],
+    ] as const) {
+      const path = join(dir, `late-reader.${format}`);
+      await writeFile(path, data);
+      const stream = decompressedStream(path, format);
+      // The decoder fails while the reader is still busy elsewhere (making its directory).
+      await new Promise((resolve) => stream.once('close', resolve));
+      const read = async (): Promise<number> => {
+        let n = 0;
+        for await (const chunk of stream) n += (chunk as Buffer).length;
+        return n;
+      };
+      await expect(read()).rejects.toThrow();
+    }
   });
 });
