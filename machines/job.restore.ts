@@ -38,7 +38,11 @@ export function canJob(stored: StoredJob, event: JobEvent): boolean {
  * state, so that state's step runs (a restored resolveState snapshot would not start it).
  */
 export function restoreJob(stored: StoredJob): { machine: JobMachine; input: JobContext } {
-  return merrittJobLifecycle.restore(stored);
+  // A lifecycle hands any machine back; Merritt's is built by buildJobMachine. Said here, not
+  // left to the compiler: whether AnyStateMachine passes for JobMachine depended on the order
+  // the compiler met the files in.
+  const { machine, input } = merrittJobLifecycle.restore(stored);
+  return { machine: machine as JobMachine, input };
 }
 
 /** The working state a failed job resumes at, given its `last_successful_status`; undefined when none. */

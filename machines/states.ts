@@ -25,7 +25,7 @@ export interface StateRow<S extends string = string> {
    * (estimate, provision, download, process; and the move out of pending, where Merritt's ingest
    * creates that directory). A job whose payload is on another ingest service's
    * disk (Merritt's ingest writes `filename`, no `payload_url`) is left to that service in such a
-   * state (src/queue/job-payload.ts); the other states (notify, and storing and recording, which
+   * state (src/queue/jobs/payload.ts); the other states (notify, and storing and recording, which
    * read the hand-off nodes) run it anywhere.
    */
   readonly needsPayload?: true;

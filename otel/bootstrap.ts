@@ -5,7 +5,7 @@
  */
 import { isatty } from 'node:tty';
 import { pino } from 'pino';
-import { LOG_LEVELS } from '../src/config.js';
+import { LOG_LEVELS } from '../src/config/config.js';
 import { createLogger } from '../src/logger.js';
 import { onTelemetryShutdown } from '../src/telemetry/lifecycle.js';
 import { startTracing, tracingSettings, type TracingSettings } from './tracing.js';

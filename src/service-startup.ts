@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { DeploymentAccess, DeploymentStates } from '../machines/deployment.js';
-import type { Config } from './config.js';
+import type { Config } from './config/config.js';
 import { packagePath } from './package-root.js';
 import type { Engine } from './engine/engine.js';
-import type { QueueContext } from './queue/context.js';
-import { engineId, registerEngine, type EngineRegistration } from './queue/engines.js';
+import type { QueueContext } from './queue/tree/context.js';
+import { engineId, registerEngine, type EngineRegistration } from './queue/tree/engines.js';
 import {
   ensureChroot,
   parseConnectString,

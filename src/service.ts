@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { getHeapStatistics } from 'node:v8';
 import type { Logger } from 'pino';
-import type { BatchWork } from './queue/batch-acquire.js';
-import type { QueueContext } from './queue/context.js';
-import { GroupCommit } from './queue/group-commit.js';
-import type { Config } from './config.js';
+import type { BatchWork } from './queue/batches/acquire.js';
+import type { QueueContext } from './queue/tree/context.js';
+import { GroupCommit } from './zk/group-commit.js';
+import type { Config } from './config/config.js';
 import {
   accessStateTable,
   merrittJobLifecycle,
@@ -20,15 +20,15 @@ import {
 import { ACCESS_QUEUES, BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
 import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
 import { startChildListWatch } from './engine/child-list-watch.js';
-import { startCleanupSchedule } from './engine/cleanup-schedule.js';
+import { startCleanupSchedule } from './admin/cleanup-schedule.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
 import { MetricsHistory, recordInto, startSampling, type Sampling } from './telemetry/metrics-history.js';
 import { jobDepths } from './http/routes-metrics-history.js';
 import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
 import { startHttpApi, type HttpApiDeps, type RunningHttpApi } from './http/index.js';
-import { createIngestSteps } from './steps/ingest/index.js';
-import { loadProfiles, type ProfileStore } from './steps/ingest/profiles.js';
+import { createIngestSteps } from './steps/ingest.js';
+import { loadProfiles, type ProfileStore } from './steps/formats/profiles/profiles.js';
 import { createSimulatedSteps } from './steps/simulated.js';
 import { createZk, type ZkClient, type ZkOptions } from './zk/index.js';
 import { startEmbedded } from './zk-server/embedded.js';

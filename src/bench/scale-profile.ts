@@ -2,10 +2,10 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { packagePath } from '../package-root.js';
-import type { QueueContext } from '../queue/context.js';
-import { ensureQueueTree } from '../queue/tree-init.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import { ensureQueueTree } from '../queue/tree/init.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
 import { fourLetterWord } from '../zk-server/four-letter.js';
 import { freePort } from '../zk-server/free-port.js';

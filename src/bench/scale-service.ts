@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { merrittJobLifecycle } from '../../machines/index.js';
 import { packagePath } from '../package-root.js';
-import { jobStateFolder } from '../queue/paths.js';
+import { jobStateFolder } from '../queue/tree/paths.js';
 import { SERVE_NODE_FLAGS } from '../serve-flags.js';
 import { outcomeStates } from '../telemetry/metrics-history.js';
 import type { ZkClient } from '../zk/index.js';

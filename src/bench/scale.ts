@@ -2,9 +2,9 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { SERVE_NODE_FLAGS } from '../serve-flags.js';
 import { existsSync, readFileSync } from 'node:fs';
-import { createBatch } from '../queue/batch-create.js';
-import type { QueueContext } from '../queue/context.js';
-import { createJobs, type JobSpec } from '../queue/job-create.js';
+import { createBatch } from '../queue/batches/create.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import { createJobs, type JobSpec } from '../queue/jobs/create.js';
 import { packagePath } from '../package-root.js';
 import { persist } from './retry.js';
 

@@ -6,8 +6,8 @@ import {
   waitForBatch,
   type TimedEntry,
 } from './engine-run.js';
-import { listBatchJobs } from '../queue/batch-jobs.js';
-import type { QueueContext } from '../queue/context.js';
+import { listBatchJobs } from '../queue/batches/jobs.js';
+import type { QueueContext } from '../queue/tree/context.js';
 import { persist } from './retry.js';
 
 export interface ThroughputResult {

@@ -1,6 +1,6 @@
-import type { Config } from '../config.js';
-import { describeSearch } from '../config-discovery.js';
-import type { QueueContext } from '../queue/context.js';
+import type { Config } from '../config/config.js';
+import { describeSearch } from '../config/discovery.js';
+import type { QueueContext } from '../queue/tree/context.js';
 import { readEndpoint } from '../endpoint-file.js';
 import type { CliContext } from './context.js';
 import { commandQueueContext } from './command-queue.js';

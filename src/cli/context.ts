@@ -1,4 +1,4 @@
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 
 /** What every command receives: configuration, the global `--zk` flag, and where to write. */
 export interface CliContext {

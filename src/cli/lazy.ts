@@ -5,7 +5,7 @@
  * import()` in its action).
  */
 import type { ZkClient } from '../zk/index.js';
-import type { QueueContext } from '../queue/context.js';
+import type { QueueContext } from '../queue/tree/context.js';
 import type { CliContext } from './context.js';
 
 /** `connection.ts`'s `withQueue`: a session opened for this command, closed afterwards. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Listing } from '../queue/listing.js';
+import type { Listing } from '../views/listing/listing.js';
 import { lineWriter } from './line-writer.js';
 
 /** Flags every list command takes. */

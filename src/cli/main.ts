@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { CommanderError } from 'commander';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { packagePath } from '../package-root.js';
-import { QueueError } from '../queue/errors.js';
+import { QueueError } from '../queue/tree/errors.js';
 import { shutdownTelemetry } from '../telemetry/lifecycle.js';
 import { CliError, ExitCode } from './exit-codes.js';
 import { buildProgram } from './program.js';
@@ -14,7 +14,7 @@ function packageVersion(): string {
 
 /** The configuration, read when a command runs: `--config <file>`, else as config.ts finds it. */
 async function loadCliConfig(configFile: string | undefined): Promise<Config> {
-  const { loadConfig } = await import('../config.js');
+  const { loadConfig } = await import('../config/config.js');
   try {
     return loadConfig(undefined, configFile);
   } catch (err) {

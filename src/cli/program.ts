@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { registerAdmin } from './commands/admin.js';
 import { registerBench } from './commands/bench.js';
 import { registerBulk } from './commands/bulk.js';

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Subscription } from 'rxjs';
 import { accessTable, parseAccessState, type AccessQueue, type AccessState } from '../../machines/index.js';
-import { ACCESS_PREFIX, accessPath } from '../queue/paths.js';
+import { ACCESS_PREFIX, accessPath } from '../queue/tree/paths.js';
 import { dataWhile$, type NodeValue } from '../streams/index.js';
 import type { ZkClient } from '../zk/index.js';
 

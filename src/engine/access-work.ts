@@ -4,7 +4,7 @@ import {
   loadAccess,
   type AccessRecord,
   type AcquiredAccess,
-} from '../queue/access.js';
+} from '../queue/access/requests.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
 import type { EngineDeps } from './deps.js';

@@ -1,7 +1,7 @@
 import { combineLatest, Subscription } from 'rxjs';
-import type { BatchWork } from '../queue/batch-acquire.js';
-import { BATCHES, batchChild, batchFolderPath, isBatchId } from '../queue/paths.js';
-import { decodeBatchStatus } from '../queue/wire.js';
+import type { BatchWork } from '../queue/batches/acquire.js';
+import { BATCHES, batchChild, batchFolderPath, isBatchId } from '../queue/tree/paths.js';
+import { decodeBatchStatus } from '../queue/tree/wire.js';
 import { batchIds$, batchProcessingEmpty$, batchStatus$, type NodeValue } from '../streams/index.js';
 import type { ZkClient } from '../zk/index.js';
 

@@ -1,16 +1,16 @@
 import { restoreBatch, type BatchEvent } from '../../machines/index.js';
-import type { AcquiredBatch } from '../queue/batch-acquire.js';
-import { folderChildren } from '../queue/batch-jobs.js';
-import { batchTraceparent, loadBatch, type BatchRecord } from '../queue/batch-load.js';
+import type { AcquiredBatch } from '../queue/batches/acquire.js';
+import { folderChildren } from '../queue/batches/jobs.js';
+import { batchTraceparent, loadBatch, type BatchRecord } from '../queue/batches/load.js';
 import {
   commitBatchTransition,
   nextBatchRecord,
   type BatchCommitOptions,
-} from '../queue/batch-transition.js';
-import { batchChild } from '../queue/paths.js';
-import type { StatusReport } from '../queue/records.js';
-import { encodeStatusReport } from '../queue/status-report.js';
-import { decodeJsonObject } from '../queue/wire.js';
+} from '../queue/batches/transition.js';
+import { batchChild } from '../queue/tree/paths.js';
+import type { StatusReport } from '../queue/tree/records.js';
+import { encodeStatusReport } from '../queue/batches/status-report.js';
+import { decodeJsonObject } from '../queue/tree/wire.js';
 import { Attr, SpanName } from '../telemetry/attributes.js';
 import { markFailed, withSpan } from '../telemetry/span.js';
 import { contextOfTraceparent } from '../telemetry/trace-context.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { childListSizes, describeChildList, type ChildListSize } from '../queue/child-lists.js';
-import type { QueueContext } from '../queue/context.js';
+import { childListSizes, describeChildList, type ChildListSize } from '../queue/tree/child-lists.js';
+import type { QueueContext } from '../queue/tree/context.js';
 
 /** How often a serving process sizes the child lists (a stat per folder). */
 export const DEFAULT_CHILD_LIST_CHECK_MS = 60_000;

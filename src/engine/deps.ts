@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { InspectionEvent, Observer } from 'xstate';
-import type { AcquiredJob } from '../queue/job-acquire.js';
-import type { HeldLock } from '../queue/locks.js';
-import type { QueueContext } from '../queue/context.js';
+import type { AcquiredJob } from '../queue/jobs/acquire.js';
+import type { HeldLock } from '../queue/locks/lock.js';
+import type { QueueContext } from '../queue/tree/context.js';
 import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
 import type { StepIsolation } from './step-isolation.js';

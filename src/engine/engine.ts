@@ -1,11 +1,11 @@
 import { interval, type Subscription } from 'rxjs';
 import type { AccessQueue } from '../../machines/index.js';
-import { acquireAccess, type AcquiredAccess } from '../queue/access.js';
+import { acquireAccess, type AcquiredAccess } from '../queue/access/requests.js';
 import { runAccessRequest } from './access-work.js';
 import { AccessStatusWatch } from './access-status-watch.js';
 import type { AccessSteps } from '../steps/contracts.js';
-import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batch-acquire.js';
-import { acquireJob, type AcquiredJob } from '../queue/job-acquire.js';
+import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batches/acquire.js';
+import { acquireJob, type AcquiredJob } from '../queue/jobs/acquire.js';
 import {
   accessQueuePath,
   batchPath,
@@ -13,10 +13,10 @@ import {
   jobStateFolder,
   parseRefName,
   refRank,
-} from '../queue/paths.js';
-import { readFirstRefs } from '../queue/job-refs.js';
-import { ensureQueueTree } from '../queue/tree-init.js';
-import { isQueuePaused } from '../queue/queue-locks.js';
+} from '../queue/tree/paths.js';
+import { readFirstRefs } from '../queue/jobs/refs.js';
+import { ensureQueueTree } from '../queue/tree/init.js';
+import { isQueuePaused } from '../queue/locks/queue-pause.js';
 import { candidatesPerRead, children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
 import { expandBatch, reportBatch } from './batch-work.js';
 import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
@@ -24,14 +24,14 @@ export { BATCH_WORK };
 import { Consumer } from './consumer.js';
 import { WaitingItems, type Backoff } from './waiting-items.js';
 import { ProblemLog } from './problem-log.js';
-import { releaseEventually, type HeldLock } from '../queue/locks.js';
+import { releaseEventually, type HeldLock } from '../queue/locks/lock.js';
 import { StallGuard } from './stall-guard.js';
 import { StepIsolation } from './step-isolation.js';
 import type { EngineDeps, HandOver } from './deps.js';
 import { runJobStep, takePendingJob } from './job-work.js';
 import { IncompleteJobs } from './incomplete-jobs.js';
 import { WaitingJobNodes } from './waiting-job-nodes.js';
-import { failIncompleteJob } from '../queue/job-incomplete.js';
+import { failIncompleteJob } from '../queue/jobs/incomplete.js';
 import { isZkError } from '../zk/index.js';
 
 export const ACCESS_QUEUES: readonly AccessQueue[] = ['small', 'large'];

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { QueueError } from '../queue/errors.js';
+import type { QueueError } from '../queue/tree/errors.js';
 
 const MAX_REMEMBERED = 10_000;
 /** An item still missing a node this long after it was first seen so is not being written: it is broken. */
@@ -46,7 +46,7 @@ export class ProblemLog {
 
   /**
    * An item this engine leaves for another service (a pending batch Merritt's ingest wrote, see
-   * src/queue/batch-expandable.ts): nothing is wrong, so one info line per item and reason.
+   * src/queue/batches/expandable.ts): nothing is wrong, so one info line per item and reason.
    */
   left(fields: Record<string, unknown>, id: string, reason: string, what: string): void {
     if (this.seen.get(id)?.message === reason) return;

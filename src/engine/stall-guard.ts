@@ -1,5 +1,5 @@
-import { normaliseSessionId } from '../queue/doctor-locks.js';
-import type { HeldLock } from '../queue/locks.js';
+import { normaliseSessionId } from '../zk/session-id.js';
+import type { HeldLock } from '../queue/locks/lock.js';
 import type { ZkClient } from '../zk/index.js';
 import { StepAbortedError } from './step-runner.js';
 

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { EventObject } from 'xstate';
-import type { AcquiredJob } from '../queue/job-acquire.js';
+import type { AcquiredJob } from '../queue/jobs/acquire.js';
 import {
   attemptsOp,
   attemptsPath,
@@ -12,8 +12,8 @@ import {
   withAttempt,
   type JobAttempts,
   type StepAttempt,
-} from '../queue/job-attempts.js';
-import type { HeldLock } from '../queue/locks.js';
+} from '../queue/jobs/attempts.js';
+import type { HeldLock } from '../queue/locks/lock.js';
 import type { Op } from '../zk/index.js';
 import type { EngineDeps } from './deps.js';
 import { StepAbortedError } from './step-runner.js';

@@ -1,6 +1,6 @@
 import type { Subscription } from 'rxjs';
-import { REQUIRED_JOB_NODES } from '../queue/job-load.js';
-import { jobChild } from '../queue/paths.js';
+import { REQUIRED_JOB_NODES } from '../queue/jobs/load.js';
+import { jobChild } from '../queue/tree/paths.js';
 import { isZkError, type WatchCallback, type ZkClient } from '../zk/index.js';
 
 /**

@@ -1,4 +1,4 @@
-import { ensureQueueTree } from '../queue/tree-init.js';
+import { ensureQueueTree } from '../queue/tree/init.js';
 import type { SessionState } from '../zk/index.js';
 import type { ApiContext, HttpApiDeps } from './deps.js';
 import { Counters } from '../telemetry/prometheus.js';

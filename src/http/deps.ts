@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Engine } from '../engine/engine.js';
-import type { QueueContext } from '../queue/context.js';
-import type { ProfileStore } from '../steps/ingest/profiles.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import type { ProfileStore } from '../steps/formats/profiles/profiles.js';
 import type { SessionState } from '../zk/index.js';
 import type { MetricsProvider } from '../telemetry/prometheus.js';
 import type { Counters } from '../telemetry/prometheus.js';

@@ -1,6 +1,6 @@
 import type { FastifySchemaValidationError } from 'fastify';
-import { isQueueError, type QueueErrorCode } from '../queue/errors.js';
-import { IntakeError } from '../steps/ingest/errors.js';
+import { isQueueError, type QueueErrorCode } from '../queue/tree/errors.js';
+import { IntakeError } from '../steps/intake-errors.js';
 import { ZkError } from '../zk/index.js';
 
 /** The JSON body of every error answer. */

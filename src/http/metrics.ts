@@ -1,8 +1,8 @@
 import { Gauge, Registry } from 'prom-client';
 import { batchStates } from '../../machines/index.js';
-import type { QueueContext } from '../queue/context.js';
-import { createLimit } from '../queue/doctor-reader.js';
-import { isQueueError } from '../queue/errors.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import { createLimit } from '../queue/scan/reader.js';
+import { isQueueError } from '../queue/tree/errors.js';
 import {
   ACCESS,
   BATCHES,
@@ -12,8 +12,8 @@ import {
   isBatchId,
   jobStateFolder,
   queueLockPath,
-} from '../queue/paths.js';
-import { decodeBatchStatus } from '../queue/wire.js';
+} from '../queue/tree/paths.js';
+import { decodeBatchStatus } from '../queue/tree/wire.js';
 import { isZkError, type SessionState } from '../zk/index.js';
 import type { EngineView } from './deps.js';
 import {

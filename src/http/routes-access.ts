@@ -5,9 +5,9 @@ import {
   showAccess,
   type AccessFilter,
   type AccessSummary,
-} from '../queue/access-listing.js';
-import { cleanupAccess, deleteAccess, requeueAccess } from '../queue/admin-access.js';
-import type { AdminOptions } from '../queue/admin-lock.js';
+} from '../views/listing/access.js';
+import { cleanupAccess, deleteAccess, requeueAccess } from '../admin/access.js';
+import type { AdminOptions } from '../admin/lock.js';
 import type { AccessQueue } from '../../machines/index.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { DEFAULT_LIMIT } from './routes-items.js';

@@ -1,5 +1,5 @@
-import { runBulk } from '../queue/bulk.js';
-import { BULK_ACTIONS, type BulkAction, type BulkFilter } from '../queue/bulk-filter.js';
+import { runBulk } from '../admin/bulk/run.js';
+import { BULK_ACTIONS, type BulkAction, type BulkFilter } from '../admin/bulk/filter.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { bulkBody, bulkParams, bulkReport, type BulkBody } from './schemas.js';
 

@@ -1,7 +1,7 @@
-import { listEngines } from '../queue/engines.js';
-import { QueueError } from '../queue/errors.js';
-import { listJobs, showItem } from '../queue/listing.js';
-import { COLLECTION_LOCKS, QUEUE_NAMES } from '../queue/paths.js';
+import { listEngines } from '../queue/tree/engines.js';
+import { QueueError } from '../queue/tree/errors.js';
+import { listJobs, showItem } from '../views/listing/listing.js';
+import { COLLECTION_LOCKS, QUEUE_NAMES } from '../queue/tree/paths.js';
 import type { MetricFamily } from '../telemetry/prometheus.js';
 import { isZkError } from '../zk/index.js';
 import type { ApiContext, RouteSpec } from './deps.js';

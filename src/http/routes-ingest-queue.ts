@@ -2,8 +2,8 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { INGEST_QUEUE_PATH } from '../steps/ingest/handoff.js';
-import { isInside, safeRelativePath } from '../steps/ingest/safe-path.js';
+import { INGEST_QUEUE_PATH } from '../steps/services/handoff/handoff.js';
+import { isInside, safeRelativePath } from '../steps/workdir/safe-path.js';
 import { HttpProblem } from './errors.js';
 
 /** The folders of a working directory storage may read: the object's files and the engine's system files. */

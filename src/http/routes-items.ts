@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createBatch } from '../queue/batch-create.js';
+import { createBatch } from '../queue/batches/create.js';
 import { withCallerContext } from '../telemetry/trace-context.js';
-import { QueueError } from '../queue/errors.js';
+import { QueueError } from '../queue/tree/errors.js';
 import {
   listBatches,
   listJobs,
@@ -11,11 +11,11 @@ import {
   type JobFilter,
   type Listing,
   type Page,
-} from '../queue/listing.js';
-import type { SortKey, SortOrder } from '../queue/listing-sort.js';
-import { batchProgress } from '../queue/rollups-batches.js';
-import type { Submission } from '../queue/records.js';
-import { parseDigest } from '../steps/ingest/digest.js';
+} from '../views/listing/listing.js';
+import type { SortKey, SortOrder } from '../views/listing/sort.js';
+import { batchProgress } from '../views/rollups/batches.js';
+import type { Submission } from '../queue/tree/records.js';
+import { parseDigest } from '../steps/formats/digest.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
 import { uploadRoute } from './routes-upload.js';

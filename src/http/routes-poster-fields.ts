@@ -1,11 +1,11 @@
-import { parseDigest } from '../steps/ingest/digest.js';
+import { parseDigest } from '../steps/formats/digest.js';
 import {
   BATCH_KINDS,
   SUBMISSION_KINDS,
   submissionKindOf,
   type SubmissionKind,
-} from '../steps/ingest/submission-kinds.js';
-import type { Submission } from '../queue/records.js';
+} from '../steps/batch/submission-kinds.js';
+import type { Submission } from '../queue/tree/records.js';
 import { MerrittError } from './merritt-exc.js';
 
 /**

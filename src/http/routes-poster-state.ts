@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { packagePath } from '../package-root.js';
-import { COLLECTION_LOCKS } from '../queue/paths.js';
-import { isQueuePaused } from '../queue/queue-locks.js';
+import { COLLECTION_LOCKS } from '../queue/tree/paths.js';
+import { isQueuePaused } from '../queue/locks/queue-pause.js';
 import { isZkError } from '../zk/index.js';
 import type { ApiContext } from './deps.js';
 import { MerrittError } from './merritt-exc.js';

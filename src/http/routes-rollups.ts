@@ -1,4 +1,4 @@
-import { computeRollups, ROLLUP_KEYS, type RollupKey } from '../queue/rollups.js';
+import { computeRollups, ROLLUP_KEYS, type RollupKey } from '../views/rollups/rollups.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { progressSchema, stateCounts, type JsonSchema } from './schemas.js';
 
@@ -58,7 +58,7 @@ const rollupsBody: JsonSchema = {
 /**
  * `GET /rollups?by=collection|profile`: every job counted by collection or profile and state,
  * with each group's oldest waiting job, from the job index this process keeps (built by the
- * first request, then refreshed incrementally: see src/queue/rollups-index.ts).
+ * first request, then refreshed incrementally: see src/views/rollups/state-index.ts).
  */
 export function rollupRoutes(ctx: ApiContext): RouteSpec[] {
   return [

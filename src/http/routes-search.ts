@@ -1,5 +1,5 @@
-import { SearchIndex } from '../queue/search-index.js';
-import { DEFAULT_SEARCH_LIMIT, searchQueue } from '../queue/search.js';
+import { SearchIndex } from '../views/search/item-index.js';
+import { DEFAULT_SEARCH_LIMIT, searchQueue } from '../views/search/search.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { searchQuery, searchResult } from './schemas.js';
 

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { createBatch, type CreatedBatch } from '../queue/batch-create.js';
-import { loadBatch } from '../queue/batch-load.js';
-import { isQueueError, type QueueError } from '../queue/errors.js';
-import type { Submission } from '../queue/records.js';
+import { createBatch, type CreatedBatch } from '../queue/batches/create.js';
+import { loadBatch } from '../queue/batches/load.js';
+import { isQueueError, type QueueError } from '../queue/tree/errors.js';
+import type { Submission } from '../queue/tree/records.js';
 import { withCallerContext } from '../telemetry/trace-context.js';
-import { parseCheckm } from '../steps/ingest/checkm.js';
+import { parseCheckm } from '../steps/formats/checkm.js';
 import type { ApiContext, RouteSpec } from './deps.js';
 import { HttpProblem } from './errors.js';
 import { submitted, uploadQuery, type UploadQuery } from './schemas.js';

@@ -1,9 +1,9 @@
 import { batchStates, type JobLifecycle } from '../../machines/index.js';
-import { SORT_KEYS, SORT_ORDERS } from '../queue/listing-sort.js';
-import { BATCH_FOLDERS, QUEUE_NAMES } from '../queue/paths.js';
-import { SAFE_ID_MAX, SAFE_ID_PATTERN } from '../queue/safe-id.js';
+import { SORT_KEYS, SORT_ORDERS } from '../views/listing/sort.js';
+import { BATCH_FOLDERS, QUEUE_NAMES } from '../queue/tree/paths.js';
+import { SAFE_ID_MAX, SAFE_ID_PATTERN } from '../queue/tree/safe-id.js';
 import { LIFECYCLE_NAMES } from './lifecycles.js';
-import { SUBMISSION_KINDS } from '../steps/ingest/submission-kinds.js';
+import { SUBMISSION_KINDS } from '../steps/batch/submission-kinds.js';
 
 /**
  * The JSON schemas the routes validate with and the OpenAPI document is built from (one object
@@ -265,7 +265,7 @@ export const submitted: JsonSchema = {
   properties: { bid: { type: 'string' }, uuid: { type: 'string' }, created: { type: 'boolean' } },
 };
 
-/** Jobs by progress category (see src/queue/rollups-categories.ts), and how many there are. */
+/** Jobs by progress category (see src/views/rollups/categories.ts), and how many there are. */
 export const progressSchema: JsonSchema = {
   type: 'object',
   description: 'jobs by progress: done (final states), failed, inFlight (a step runs), waiting (the rest)',
@@ -322,7 +322,7 @@ export const anyObject: JsonSchema = { type: 'object', additionalProperties: tru
 
 const stringList = { type: 'array', items: { type: 'string' } };
 
-/** An engine process as registered in `/engines` (see src/queue/engines.ts). */
+/** An engine process as registered in `/engines` (see src/queue/tree/engines.ts). */
 const engineInfo: JsonSchema = {
   type: 'object',
   required: ['id', 'host', 'pid', 'sessionId'],
@@ -502,7 +502,7 @@ const bulkItem: JsonSchema = {
   },
 };
 
-/** `POST /jobs/bulk/:action` answers (see src/queue/bulk-outcome.ts). */
+/** `POST /jobs/bulk/:action` answers (see src/admin/bulk/outcome.ts). */
 export const bulkReport: JsonSchema = {
   type: 'object',
   required: ['action', 'dryRun', 'filter', 'states', 'counts', 'refusedBy', 'items', 'truncated'],
@@ -541,7 +541,7 @@ export const searchQuery: JsonSchema = {
   },
 };
 
-/** `GET /search` answers (see src/queue/search.ts). */
+/** `GET /search` answers (see src/views/search/search.ts). */
 export const searchResult: JsonSchema = {
   type: 'object',
   required: ['query', 'items', 'total', 'truncated'],

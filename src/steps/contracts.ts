@@ -6,11 +6,17 @@ import type {
   ProvisionOutput,
   ReportOutput,
 } from '../../machines/index.js';
-import type { AccessRecord } from '../queue/access.js';
-import type { BatchRecord } from '../queue/batch-load.js';
-import type { QueueContext } from '../queue/context.js';
-import type { JobRecord } from '../queue/job-load.js';
-import type { JobIdentifiers, JobInventory, JobMetadata, JobStore, StatusReport } from '../queue/records.js';
+import type { AccessRecord } from '../queue/access/requests.js';
+import type { BatchRecord } from '../queue/batches/load.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import type { JobRecord } from '../queue/jobs/load.js';
+import type {
+  JobIdentifiers,
+  JobInventory,
+  JobMetadata,
+  JobStore,
+  StatusReport,
+} from '../queue/tree/records.js';
 
 /** What every job step receives: the job as read from ZooKeeper, its abort signal, a logger. */
 export interface JobStepArgs {

@@ -6,11 +6,11 @@ import type {
   MerrittJobSteps,
   StepWrites,
 } from './contracts.js';
-import { createJobs, type JobSpec } from '../queue/job-create.js';
+import { createJobs, type JobSpec } from '../queue/jobs/create.js';
 import { sleep } from './abortable-sleep.js';
-import type { QueueContext } from '../queue/context.js';
-import type { ObjectLockKind } from '../queue/queue-locks.js';
-import { withObjectLock } from './ingest/output-lock.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import type { ObjectLockKind } from '../queue/locks/queue-pause.js';
+import { withObjectLock } from './services/output-lock.js';
 
 /**
  * Simulated steps: every job step waits `stepDelayMs` (honouring its AbortSignal) and succeeds,

@@ -8,8 +8,8 @@ import {
   jobStateFolder,
   queueLockPath,
   type QueueName,
-} from '../queue/paths.js';
-import { readFirstRefs, type FirstRefsRead } from '../queue/job-refs.js';
+} from '../queue/tree/paths.js';
+import { readFirstRefs, type FirstRefsRead } from '../queue/jobs/refs.js';
 import type { WatchCallback, ZkClient } from '../zk/index.js';
 import { BUSY_FOLDER_SETTLE_MS, children$, folder$, settleDelayFor } from './children.js';
 import { data$, exists$, type NodeValue } from './data.js';

@@ -1,8 +1,8 @@
 import { defer, map, merge, mergeMap, Observable, share, tap, type Subscription } from 'rxjs';
 import { merrittJobLifecycle, type JobLifecycle } from '../../machines/index.js';
-import { isQueueError } from '../queue/errors.js';
-import { batchChild, parseRefName } from '../queue/paths.js';
-import { decodeBatchStatus } from '../queue/wire.js';
+import { isQueueError } from '../queue/tree/errors.js';
+import { batchChild, parseRefName } from '../queue/tree/paths.js';
+import { decodeBatchStatus } from '../queue/tree/wire.js';
 import { batchIds$, batchStatus$, jobWork$, type NodeValue } from './index.js';
 import type { ZkClient } from '../zk/index.js';
 import { BatchStatuses, JobLocations, type JobMove, type Transition } from './transition-tracker.js';

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { stopContainerById } from './container.js';
 import { isServing } from './four-letter.js';
 import { freePort } from './free-port.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Config } from '../config.js';
+import type { Config } from '../config/config.js';
 import { containerRuntimeAvailable, startContainer } from './container.js';
 import { freePort } from './free-port.js';
 import { createServerProcess, type ServerProcess } from './server-process.js';

@@ -1,7 +1,7 @@
-import { loadBatch, type BatchRecord } from '../../src/queue/batch-load.js';
-import { listBatchJobs } from '../../src/queue/batch-jobs.js';
-import type { QueueContext } from '../../src/queue/context.js';
-import { loadJob, type JobRecord } from '../../src/queue/job-load.js';
+import { loadBatch, type BatchRecord } from '../../src/queue/batches/load.js';
+import { listBatchJobs } from '../../src/queue/batches/jobs.js';
+import type { QueueContext } from '../../src/queue/tree/context.js';
+import { loadJob, type JobRecord } from '../../src/queue/jobs/load.js';
 import { eventually } from './eventually.js';
 
 /** The batch once it has ended, completed or failed (waiting up to `ms`). */

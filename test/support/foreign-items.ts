@@ -1,4 +1,4 @@
-import type { QueueContext } from '../../src/queue/context.js';
+import type { QueueContext } from '../../src/queue/tree/context.js';
 
 /** `last_modified` as Merritt's Java library writes it. */
 export const JAVA_TIME = 'Sat Nov 21 09:34:25 UTC 2026';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import 'vitest';
 import type { TestProject } from 'vitest/node';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config/config.js';
 import { provideZooKeeper, type ProvidedZooKeeper } from '../../src/zk-server/provider.js';
 import { provideChromium } from './browser.js';
 import { contentionOf, startContention } from './contention.js';

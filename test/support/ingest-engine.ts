@@ -2,10 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
-import type { QueueContext } from '../../src/queue/context.js';
-import { ensureQueueTree } from '../../src/queue/tree-init.js';
-import type { IngestSettings } from '../../src/steps/ingest/contracts.js';
-import { createIngestSteps, type IngestSteps } from '../../src/steps/ingest/index.js';
+import type { QueueContext } from '../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../src/queue/tree/init.js';
+import type { IngestSettings } from '../../src/steps/ingest-contracts.js';
+import { createIngestSteps, type IngestSteps } from '../../src/steps/ingest.js';
 import { queueContext } from './queue-context.js';
 import type { ZkChroot } from './zk-chroot.js';
 

@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
-import { loadConfig, type Config } from '../../src/config.js';
-import { listBatchJobs } from '../../src/queue/batch-jobs.js';
-import type { QueueContext } from '../../src/queue/context.js';
-import { loadJob, type JobRecord } from '../../src/queue/job-load.js';
+import { loadConfig, type Config } from '../../src/config/config.js';
+import { listBatchJobs } from '../../src/queue/batches/jobs.js';
+import type { QueueContext } from '../../src/queue/tree/context.js';
+import { loadJob, type JobRecord } from '../../src/queue/jobs/load.js';
 import { eventually } from './eventually.js';
 
 /** A log line as pino writes it, parsed. */

@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { merrittJobLifecycle } from '../../machines/index.js';
-import type { QueueContext } from '../../src/queue/context.js';
+import type { QueueContext } from '../../src/queue/tree/context.js';
 import type { ZkClient } from '../../src/zk/index.js';
 
 /** A queue context over `zk` with a silent logger and, optionally, a fixed clock. */

@@ -1,15 +1,15 @@
 import type { BatchEvent, JobEvent } from '../../machines/index.js';
-import { acquireBatch } from '../../src/queue/batch-acquire.js';
-import { createBatch } from '../../src/queue/batch-create.js';
-import { loadBatch } from '../../src/queue/batch-load.js';
-import { commitBatchTransition, type BatchCommitOptions } from '../../src/queue/batch-transition.js';
-import type { QueueContext } from '../../src/queue/context.js';
-import { acquireJob } from '../../src/queue/job-acquire.js';
-import { createJobs, type JobSpec } from '../../src/queue/job-create.js';
-import { commitJobTransition } from '../../src/queue/job-transition.js';
-import { loadJob } from '../../src/queue/job-load.js';
-import { tryLock } from '../../src/queue/locks.js';
-import type { JobConfiguration, Submission } from '../../src/queue/records.js';
+import { acquireBatch } from '../../src/queue/batches/acquire.js';
+import { createBatch } from '../../src/queue/batches/create.js';
+import { loadBatch } from '../../src/queue/batches/load.js';
+import { commitBatchTransition, type BatchCommitOptions } from '../../src/queue/batches/transition.js';
+import type { QueueContext } from '../../src/queue/tree/context.js';
+import { acquireJob } from '../../src/queue/jobs/acquire.js';
+import { createJobs, type JobSpec } from '../../src/queue/jobs/create.js';
+import { commitJobTransition } from '../../src/queue/jobs/transition.js';
+import { loadJob } from '../../src/queue/jobs/load.js';
+import { tryLock } from '../../src/queue/locks/lock.js';
+import type { JobConfiguration, Submission } from '../../src/queue/tree/records.js';
 
 /** The job of manifest position `position`, an object manifest on example.org. */
 export function objectSpec(

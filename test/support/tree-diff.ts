@@ -1,4 +1,4 @@
-import { dumpTree } from '../../src/queue/tree-dump.js';
+import { dumpTree } from '../../src/queue/tree/dump.js';
 import type { ZkClient } from '../../src/zk/index.js';
 
 /** A tree as `path → data`, with ephemeral nodes marked by a trailing ` (ephemeral)` on the path. */

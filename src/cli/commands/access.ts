@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import type { AccessFilter } from '../../queue/access-listing.js';
-import { ACCESS_QUEUE_NAMES, accessStatusFilterValues } from '../../queue/access-names.js';
-import type { AdminOptions } from '../../queue/admin-lock.js';
-import type { QueueContext } from '../../queue/context.js';
+import type { AccessFilter } from '../../views/listing/access.js';
+import { ACCESS_QUEUE_NAMES, accessStatusFilterValues } from '../../queue/access/names.js';
+import type { AdminOptions } from '../../admin/lock.js';
+import type { QueueContext } from '../../queue/tree/context.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { lazy, withQueue } from '../lazy.js';
@@ -17,8 +17,8 @@ function oneOf<T extends string>(what: string, allowed: readonly string[]) {
   };
 }
 
-const adminAccess = () => import('../../queue/admin-access.js');
-const listing = () => import('../../queue/access-listing.js');
+const adminAccess = () => import('../../admin/access.js');
+const listing = () => import('../../views/listing/access.js');
 
 type Action = (queue: QueueContext, ref: string, options: AdminOptions) => Promise<{ status: string }>;
 

@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
-import type { RequeueOptions } from '../../queue/admin-jobs.js';
-import type { QueueContext } from '../../queue/context.js';
-import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/paths.js';
+import type { RequeueOptions } from '../../admin/jobs.js';
+import type { QueueContext } from '../../queue/tree/context.js';
+import { QUEUE_NAMES, isBatchId, isJobId, type QueueName } from '../../queue/tree/paths.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { lazy, withQueue } from '../lazy.js';
 import { registerAccess } from './access.js';
 
 // The queue's operations, loaded when a command runs.
-const jobs = () => import('../../queue/admin-jobs.js');
-const batches = () => import('../../queue/admin-batches.js');
-const queueLocks = () => import('../../queue/queue-locks.js');
+const jobs = () => import('../../admin/jobs.js');
+const batches = () => import('../../admin/batches.js');
+const queueLocks = () => import('../../queue/locks/queue-pause.js');
 
 interface ActionFlags {
   force?: boolean;
@@ -125,7 +125,7 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .option('--json', 'print what was released')
     .description('clear the hold and release the held jobs and batches of the collection')
     .action(async (mnemonic: string, flags: { json?: boolean }) => {
-      const { releaseCollection } = await import('../../queue/admin-collections.js');
+      const { releaseCollection } = await import('../../admin/collections.js');
       const released = await withQueue(ctx, (q) => releaseCollection(q, mnemonic));
       if (flags.json) ctx.stdout.write(`${JSON.stringify(released)}\n`);
       else

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { BULK_ACTIONS, isBulkAction } from '../../queue/bulk-actions.js';
-import type { BulkFilter } from '../../queue/bulk-filter.js';
-import type { BulkReport } from '../../queue/bulk-outcome.js';
+import { BULK_ACTIONS, isBulkAction } from '../../admin/bulk/actions.js';
+import type { BulkFilter } from '../../admin/bulk/filter.js';
+import type { BulkReport } from '../../admin/bulk/outcome.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { withQueue } from '../lazy.js';
@@ -56,7 +56,7 @@ export function registerBulk(program: Command, ctx: CliContext): void {
         );
       const { batch, collection, profile, state } = flags;
       const filter: BulkFilter = { batch, collection, profile, state };
-      const { runBulk } = await import('../../queue/bulk.js');
+      const { runBulk } = await import('../../admin/bulk/run.js');
       const report = await withQueue(ctx, (queue) => runBulk(queue, action, filter, { dryRun: !flags.yes }));
       if (flags.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.items.length > 0)

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { CleanupReport } from '../../queue/cleanup.js';
-import type { LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
+import type { CleanupReport } from '../../admin/cleanup.js';
+import type { LeftoverWorkDir } from '../../steps/workdir/sweep.js';
 import type { CliContext } from '../context.js';
 import { openQueue } from '../lazy.js';
 import { durationFlag } from '../options.js';
@@ -53,8 +53,8 @@ export function registerCleanup(program: Command, ctx: CliContext): void {
     .option('--json', 'print the report as one JSON object')
     .action(async (opts: { retention: number; orphanGrace: number; dryRun?: boolean; json?: boolean }) => {
       const [{ cleanup }, { findLeftoverWorkDirs, removeLeftoverWorkDirs }] = await Promise.all([
-        import('../../queue/cleanup.js'),
-        import('../../steps/ingest/workdir-sweep.js'),
+        import('../../admin/cleanup.js'),
+        import('../../steps/workdir/sweep.js'),
       ]);
       const { zk: client, queue } = await openQueue(ctx);
       try {

@@ -1,8 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import type { Command } from 'commander';
-import type { DoctorReport } from '../../queue/doctor.js';
-import type { DoctorProblem } from '../../queue/doctor-problems.js';
-import type { LeftoverWorkDir } from '../../steps/ingest/workdir-sweep.js';
+import type { DoctorReport } from '../../doctor/doctor.js';
+import type { DoctorProblem } from '../../doctor/problems.js';
+import type { LeftoverWorkDir } from '../../steps/workdir/sweep.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { openQueue } from '../lazy.js';
@@ -80,8 +80,8 @@ export function registerDoctor(program: Command, ctx: CliContext): void {
     .action(async (opts: DoctorFlags) => {
       limitHeapGrowth();
       const [{ doctor }, { findLeftoverWorkDirs }] = await Promise.all([
-        import('../../queue/doctor.js'),
-        import('../../steps/ingest/workdir-sweep.js'),
+        import('../../doctor/doctor.js'),
+        import('../../steps/workdir/sweep.js'),
       ]);
       const { zk: client, queue } = await openQueue(ctx);
       try {

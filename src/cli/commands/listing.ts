@@ -5,9 +5,9 @@ import { CliError, ExitCode } from '../exit-codes.js';
 import { withQueue } from '../lazy.js';
 import { table } from '../table.js';
 import { listOptions, pageFooter, streamLimit, writeNdjson, type ListFlags } from '../list-output.js';
-import { SORT_KEYS, SORT_ORDERS, type Sort, type SortKey, type SortOrder } from '../../queue/listing-sort.js';
+import { SORT_KEYS, SORT_ORDERS, type Sort, type SortKey, type SortOrder } from '../../views/listing/sort.js';
 
-const listing = () => import('../../queue/listing.js');
+const listing = () => import('../../views/listing/listing.js');
 
 function oneOf<T extends string>(what: string, allowed: readonly T[]) {
   return (value: string): T => {
@@ -152,8 +152,8 @@ export function registerListing(program: Command, ctx: CliContext): void {
     .action(async (key: string) => {
       // An ARK, local id or title has no index in ZooKeeper: a one-shot index reads the jobs once.
       const [{ SearchIndex }, { showByKey }] = await Promise.all([
-        import('../../queue/search-index.js'),
-        import('../../queue/search.js'),
+        import('../../views/search/item-index.js'),
+        import('../../views/search/search.js'),
       ]);
       const found = await withQueue(ctx, (q) => showByKey(q, new SearchIndex(q, 0), key));
       if ('item' in found) return void ctx.stdout.write(`${JSON.stringify(found.item, null, 2)}\n`);

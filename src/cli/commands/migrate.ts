@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { MigrationReport } from '../../queue/legacy-migrate.js';
+import type { MigrationReport } from '../../admin/legacy/migrate.js';
 import type { CliContext } from '../context.js';
 import { ExitCode } from '../exit-codes.js';
 import { openQueue } from '../lazy.js';
@@ -40,7 +40,7 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
     .option('--dry-run', 'report what would be created, create nothing')
     .option('--json', 'print the report as one JSON object')
     .action(async (opts: { queueDir?: string; dryRun?: boolean; json?: boolean }) => {
-      const { migrateLegacyQueue } = await import('../../queue/legacy-migrate.js');
+      const { migrateLegacyQueue } = await import('../../admin/legacy/migrate.js');
       const { zk: client, queue } = await openQueue(ctx);
       try {
         const report = await migrateLegacyQueue(queue, { dryRun: opts.dryRun, queueDir: opts.queueDir });

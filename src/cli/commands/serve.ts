@@ -6,7 +6,7 @@ import type { AccessQueue } from '../../../machines/index.js';
 import { ACCESS_QUEUES, BATCH_WORK } from '../../engine/engine.js';
 import { reachableUrl, removeEndpoint, writeEndpoint } from '../../endpoint-file.js';
 import { createLogger } from '../../logger.js';
-import type { BatchWork } from '../../queue/batch-acquire.js';
+import type { BatchWork } from '../../queue/batches/acquire.js';
 import { servedStates, startService, type Service, type ServiceOptions } from '../../service.js';
 import { zkCliError } from '../connection.js';
 import type { CliContext } from '../context.js';

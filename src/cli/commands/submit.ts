@@ -3,14 +3,14 @@ import { copyFile, mkdir, open, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Command } from 'commander';
-import type { Submission } from '../../queue/records.js';
-import { parseDigest } from '../../steps/ingest/digest.js';
-import { GUESS_HEAD_BYTES, guessSubmissionKind } from '../../steps/ingest/submission-guess.js';
+import type { Submission } from '../../queue/tree/records.js';
+import { parseDigest } from '../../steps/formats/digest.js';
+import { GUESS_HEAD_BYTES, guessSubmissionKind } from '../../steps/batch/submission-guess.js';
 import {
   SUBMISSION_KINDS,
   submissionKindOf,
   type SubmissionKind,
-} from '../../steps/ingest/submission-kinds.js';
+} from '../../steps/batch/submission-kinds.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { openQueue } from '../lazy.js';
@@ -203,9 +203,9 @@ export function registerSubmit(program: Command, ctx: CliContext): void {
     .action(async (payloadUrl: string, flags: SubmitFlags) => {
       const [{ createLogger }, { loadProfiles }, { createBatch }, { ensureQueueTree }] = await Promise.all([
         import('../../logger.js'),
-        import('../../steps/ingest/profiles.js'),
-        import('../../queue/batch-create.js'),
-        import('../../queue/tree-init.js'),
+        import('../../steps/formats/profiles/profiles.js'),
+        import('../../queue/batches/create.js'),
+        import('../../queue/tree/init.js'),
       ]);
       // A clamped Priority or an unknown NotificationFormat is worth a warning on stderr.
       const log = createLogger({ level: 'warn', fd: 2 });

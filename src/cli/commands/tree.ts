@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { TreeNode } from '../../queue/tree-dump.js';
+import type { TreeNode } from '../../queue/tree/dump.js';
 import type { CliContext } from '../context.js';
 import { connect } from '../lazy.js';
 import { lineWriter } from '../line-writer.js';
@@ -24,7 +24,7 @@ export function registerTree(program: Command, ctx: CliContext): void {
     .option('--json', 'one JSON object per line (NDJSON): {"path","data","ephemeral"}')
     .option('--ndjson', 'the same as --json')
     .action(async (path: string, opts: { json?: boolean; ndjson?: boolean }) => {
-      const { streamTree } = await import('../../queue/tree-dump.js');
+      const { streamTree } = await import('../../queue/tree/dump.js');
       const client = await connect(ctx);
       const out = lineWriter(ctx.stdout);
       try {

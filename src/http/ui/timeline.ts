@@ -1,4 +1,4 @@
-import { parseTimestamp } from '../../queue/timestamps.js';
+import { parseTimestamp } from '../../queue/tree/timestamps.js';
 
 /**
  * A batch's timeline as far as the tree can tell it. ZooKeeper keeps no history: each status

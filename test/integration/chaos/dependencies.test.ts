@@ -3,12 +3,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { loadJob, type JobRecord } from '../../../src/queue/job-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
-import { serializeCheckm } from '../../../src/steps/ingest/checkm.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { listBatchJobs } from '../../../src/queue/batches/jobs.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { loadJob, type JobRecord } from '../../../src/queue/jobs/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
+import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
 import {
   behaving,

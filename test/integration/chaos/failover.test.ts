@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBatch } from '../../../src/queue/batch-create.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
 import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';

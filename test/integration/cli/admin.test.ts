@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { acquireJob } from '../../../src/queue/jobs/acquire.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveBatch, driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { commitBatchTransition } from '../../../src/queue/batches/transition.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobEvent } from '../../../machines/index.js';
-import type { BulkReport } from '../../../src/queue/bulk-outcome.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { createJobs } from '../../../src/queue/job-create.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { BulkReport } from '../../../src/admin/bulk/outcome.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { createJobs } from '../../../src/queue/jobs/create.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { runCli } from '../../support/run-cli.js';

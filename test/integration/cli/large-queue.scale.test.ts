@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { runCli } from '../../support/run-cli.js';
@@ -26,7 +26,7 @@ describe(`the CLI on a ${COUNT.toLocaleString('en')}-job queue`, () => {
   beforeAll(async () => {
     ctx = queueContext(await chroot.connect());
     await ensureQueueTree(ctx.zk);
-    // Chunked multis (src/queue/job-create.ts): thousands of jobs a second.
+    // Chunked multis (src/queue/jobs/create.ts): thousands of jobs a second.
     for (let from = 0; from < COUNT; from += PER_BATCH) {
       const specs = Array.from({ length: Math.min(PER_BATCH, COUNT - from) }, (_, i) => objectSpec(from + i));
       jids.push(...(await expandedBatch(ctx, specs)).jids);

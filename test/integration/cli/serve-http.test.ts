@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadBatch } from '../../../src/queue/batch-load.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
 import { startEngineProcess } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';

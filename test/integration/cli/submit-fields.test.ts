@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadBatch } from '../../../src/queue/batch-load.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
 import { queueContext } from '../../support/queue-context.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SUBMISSION_KINDS } from '../../../src/steps/ingest/submission-kinds.js';
+import { SUBMISSION_KINDS } from '../../../src/steps/batch/submission-kinds.js';
 import { runCli } from '../../support/run-cli.js';
 
 describe('mrtq submit --type (issue 21, item 7)', () => {

@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
-import { findLeftoverWorkDirs } from '../../../src/steps/ingest/workdir-sweep.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
+import { findLeftoverWorkDirs } from '../../../src/steps/workdir/sweep.js';
 import { startEngineProcess } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
-import { createAccess, loadAccess } from '../../../src/queue/access.js';
-import { requeueAccess } from '../../../src/queue/admin-access.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { createAccess, loadAccess } from '../../../src/queue/access/requests.js';
+import { requeueAccess } from '../../../src/admin/access.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { connectZk, type ZkClient } from '../../../src/zk/index.js';
 import { fourLetterWord } from '../../../src/zk-server/four-letter.js';

@@ -1,10 +1,10 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
-import { createAccess, loadAccess } from '../../../src/queue/access.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { pauseQueue, resumeQueue } from '../../../src/queue/queue-locks.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { createAccess, loadAccess } from '../../../src/queue/access/requests.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { pauseQueue, resumeQueue } from '../../../src/queue/locks/queue-pause.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { eventually } from '../../support/eventually.js';
 import { sleep } from '../../support/private-server.js';

@@ -15,12 +15,12 @@ import {
   type JobLifecycle,
   type StateRow,
 } from '../../../machines/index.js';
-import { loadConfig } from '../../../src/config.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { doctor } from '../../../src/queue/doctor.js';
-import { loadJob } from '../../../src/queue/job-load.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { doctor } from '../../../src/doctor/doctor.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
 import { startService, type Service } from '../../../src/service.js';
 import type { JobStep } from '../../../src/steps/contracts.js';
 import { eventually } from '../../support/eventually.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { writeBadItems } from '../../support/chaos/bad-items.js';
 import { startEngineProcess, type EngineProcess } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { doctor } from '../../../src/queue/doctor.js';
+import { doctor } from '../../../src/doctor/doctor.js';
 import { startService, type Service } from '../../../src/service.js';
 import type { ZkClient } from '../../../src/zk/index.js';
 import { freePort } from '../../../src/zk-server/free-port.js';

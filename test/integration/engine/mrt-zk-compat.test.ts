@@ -1,11 +1,11 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { doctor } from '../../../src/queue/doctor.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { doctor } from '../../../src/doctor/doctor.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import {
   commitCounts,
   readLedger,

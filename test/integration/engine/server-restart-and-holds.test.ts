@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { releaseCollection } from '../../../src/queue/admin-collections.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { holdCollection } from '../../../src/queue/queue-locks.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { releaseCollection } from '../../../src/admin/collections.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { holdCollection } from '../../../src/queue/locks/queue-pause.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { connectZk } from '../../../src/zk/index.js';
 import {
   commitCounts,

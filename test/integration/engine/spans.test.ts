@@ -7,10 +7,10 @@ import {
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Engine } from '../../../src/engine/engine.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { Attr } from '../../../src/telemetry/attributes.js';
 import { eventually } from '../../support/eventually.js';

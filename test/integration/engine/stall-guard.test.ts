@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StallGuard } from '../../../src/engine/stall-guard.js';
 import { StepAbortedError } from '../../../src/engine/step-runner.js';
-import { tryLock } from '../../../src/queue/locks.js';
+import { tryLock } from '../../../src/queue/locks/lock.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 

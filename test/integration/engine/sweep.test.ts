@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { batchWorkNow } from '../../../src/engine/batch-watch.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveBatch, driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { loadProfiles, type ProfileStore } from '../../../src/steps/ingest/profiles.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { loadProfiles, type ProfileStore } from '../../../src/steps/formats/profiles/profiles.js';
 import type { HttpApiDeps } from '../../../src/http/index.js';
 
 export const TOKEN = 'test-token-5d1f';

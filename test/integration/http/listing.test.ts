@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { JobEvent } from '../../../machines/index.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { listBatches, listJobs, showItem } from '../../../src/queue/listing.js';
-import { tryLock } from '../../../src/queue/locks.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { listBatches, listJobs, showItem } from '../../../src/views/listing/listing.js';
+import { tryLock } from '../../../src/queue/locks/lock.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApi } from '../../../src/http/index.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { TOKEN, apiDeps } from './api-fixture.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createHttpApi, type HttpApiDeps } from '../../../src/http/index.js';
 import { hashPassword } from '../../../src/http/merritt-basic-auth.js';
-import type { QueueContext } from '../../../src/queue/context.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { apiDeps } from './api-fixture.js';
 
 /** The user Merritt's UI and Ruby client authenticate as in these tests. */

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
-import { assemble } from '../../../src/steps/ingest/access-assembly.js';
-import { createStorage } from '../../../src/steps/ingest/storage.js';
+import { assemble } from '../../../src/steps/access/assembly.js';
+import { createStorage } from '../../../src/steps/adapters.js';
 import { prepareWorkDir } from './output-fixtures.js';
 
 const signal = new AbortController().signal;

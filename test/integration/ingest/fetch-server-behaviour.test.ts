@@ -14,9 +14,9 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
-import type { FetchSettings } from '../../../src/steps/ingest/contracts.js';
-import { FetchError } from '../../../src/steps/ingest/errors.js';
-import { createFetcher, type Fetcher } from '../../../src/steps/ingest/fetch.js';
+import type { FetchSettings } from '../../../src/steps/ingest-contracts.js';
+import { FetchError } from '../../../src/steps/intake-errors.js';
+import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
 import { withSpan } from '../../../src/telemetry/span.js';
 import { startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { startPythonHttpServer, type PythonHttpServer } from '../../support/python-http-server.js';
@@ -28,7 +28,7 @@ import { startPythonHttpServer, type PythonHttpServer } from '../../support/pyth
  * a non-zero exit instead of ending the test run.
  */
 
-const INGEST = join(import.meta.dirname, '..', '..', '..', 'src', 'steps', 'ingest');
+const INGEST = join(import.meta.dirname, '..', '..', '..', 'src', 'steps', 'services', 'fetch');
 
 const settings = (over: Partial<FetchSettings> = {}): FetchSettings => ({
   roots: [],
@@ -67,7 +67,7 @@ interface ChildRun {
 /** Fetches every job with its own outcome (a failure is an outcome, not a reason to stop the others). */
 const CHILD = `
   import { createFetcher } from ${JSON.stringify(join(INGEST, 'fetch.js'))};
-  import { mapLimit } from ${JSON.stringify(join(INGEST, 'fetch-limit.js'))};
+  import { mapLimit } from ${JSON.stringify(join(INGEST, 'limit.js'))};
   const { settings, jobs } = JSON.parse(process.argv[1]);
   const fetcher = createFetcher(settings);
   const signal = new AbortController().signal;

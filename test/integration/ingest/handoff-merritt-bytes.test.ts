@@ -4,21 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import type { QueueContext } from '../../../src/queue/context.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { startService, type Service } from '../../../src/service.js';
-import { serializeCheckm } from '../../../src/steps/ingest/checkm.js';
-import { createFetcher } from '../../../src/steps/ingest/fetch.js';
-import { createInventory } from '../../../src/steps/ingest/inventory.js';
-import { createMinter } from '../../../src/steps/ingest/minter.js';
-import { createProcessStep } from '../../../src/steps/ingest/process.js';
-import { createStoreStep } from '../../../src/steps/ingest/store.js';
+import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
+import { createFetcher } from '../../../src/steps/services/fetch/fetch.js';
+import { createInventory } from '../../../src/steps/adapters.js';
+import { createMinter } from '../../../src/steps/adapters.js';
+import { createProcessStep } from '../../../src/steps/job/process.js';
+import { createStoreStep } from '../../../src/steps/job/store.js';
 import {
   createLocalStorage,
   objectDir,
   readVersionEntries,
-} from '../../../src/steps/ingest/storage-local.js';
+} from '../../../src/steps/services/storage/local.js';
 import { freePort } from '../../../src/zk-server/free-port.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { testIngestSettings } from '../../support/intake-fixtures.js';

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FetchSettings } from '../../../src/steps/ingest/contracts.js';
-import { FetchError } from '../../../src/steps/ingest/errors.js';
-import { createFetcher, type Fetcher } from '../../../src/steps/ingest/fetch.js';
-import { withRetry } from '../../../src/steps/ingest/http-retry.js';
-import { createNotifyStep } from '../../../src/steps/ingest/notify.js';
-import { httpCall } from '../../../src/steps/ingest/output-http.js';
+import type { FetchSettings } from '../../../src/steps/ingest-contracts.js';
+import { FetchError } from '../../../src/steps/intake-errors.js';
+import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
+import { withRetry } from '../../../src/steps/services/http-retry.js';
+import { createNotifyStep } from '../../../src/steps/job/notify.js';
+import { httpCall } from '../../../src/steps/services/http-client.js';
 import {
   bytes,
   failing,

@@ -6,10 +6,10 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { containerFormat, unpackContainer } from '../../../src/steps/ingest/containers.js';
-import { decompressedStream } from '../../../src/steps/ingest/containers-compressed.js';
-import type { ContainerLimits } from '../../../src/steps/ingest/contracts.js';
-import { ContainerError } from '../../../src/steps/ingest/errors.js';
+import { containerFormat, unpackContainer } from '../../../src/steps/formats/containers/containers.js';
+import { decompressedStream } from '../../../src/steps/formats/containers/compressed.js';
+import type { ContainerLimits } from '../../../src/steps/ingest-contracts.js';
+import { ContainerError } from '../../../src/steps/intake-errors.js';
 import { rawTar, renameInZip, tarOf, zipOf, type ArchiveEntry } from '../../support/archives.js';
 
 const LIMITS: ContainerLimits = {

@@ -5,12 +5,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../../src/queue/job-load.js';
-import { serializeCheckm } from '../../../src/steps/ingest/checkm.js';
-import { workDirOf, type IngestSettings } from '../../../src/steps/ingest/contracts.js';
-import { createEstimateStep } from '../../../src/steps/ingest/estimate.js';
-import { createFetcher, type Fetcher } from '../../../src/steps/ingest/fetch.js';
-import { createProvisionStep, type SpaceStats } from '../../../src/steps/ingest/provision.js';
+import type { JobRecord } from '../../../src/queue/jobs/load.js';
+import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
+import { workDirOf, type IngestSettings } from '../../../src/steps/ingest-contracts.js';
+import { createEstimateStep } from '../../../src/steps/job/estimate.js';
+import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
+import { createProvisionStep, type SpaceStats } from '../../../src/steps/job/provision.js';
 import { bytes, startHttpFixture, type Handler, type HttpFixture } from '../../support/http-fixtures.js';
 import { jobRecordOf, testIngestSettings } from '../../support/intake-fixtures.js';
 

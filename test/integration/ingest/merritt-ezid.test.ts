@@ -2,10 +2,11 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Profile } from '../../../src/steps/ingest/contracts.js';
-import { createEzidMinter, type EzidOptions } from '../../../src/steps/ingest/minter-ezid.js';
-import { createMinter, type MintRequest } from '../../../src/steps/ingest/minter.js';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
+import type { Profile } from '../../../src/steps/ingest-contracts.js';
+import { createEzidMinter, type EzidOptions } from '../../../src/steps/services/minter/ezid.js';
+import { type MintRequest } from '../../../src/steps/services/minter/port.js';
+import { createMinter } from '../../../src/steps/adapters.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
 import { startEzidServer, type EzidServer } from '../../support/ezid-server.js';
 import { closedPort } from '../../support/http-fixtures.js';
 

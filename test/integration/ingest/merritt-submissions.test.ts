@@ -4,12 +4,12 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import type { JobRecord } from '../../../src/queue/job-load.js';
-import type { Submission } from '../../../src/queue/records.js';
-import { loadProfiles } from '../../../src/steps/ingest/profiles.js';
-import { objectDir } from '../../../src/steps/ingest/storage-local.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import type { JobRecord } from '../../../src/queue/jobs/load.js';
+import type { Submission } from '../../../src/queue/tree/records.js';
+import { loadProfiles } from '../../../src/steps/formats/profiles/profiles.js';
+import { objectDir } from '../../../src/steps/services/storage/local.js';
 import { basicAuth, formOf, post, startPoster, type PosterServer } from '../http/poster-fixture.js';
 import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';

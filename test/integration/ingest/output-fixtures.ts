@@ -1,14 +1,14 @@
 import { createHash } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { BatchRecord } from '../../../src/queue/batch-load.js';
-import type { JobRecord } from '../../../src/queue/job-load.js';
+import type { BatchRecord } from '../../../src/queue/batches/load.js';
+import type { JobRecord } from '../../../src/queue/jobs/load.js';
 import {
   workDirOf,
   type DigestAlgorithm,
   type DownloadRecord,
   type IngestSettings,
-} from '../../../src/steps/ingest/contracts.js';
+} from '../../../src/steps/ingest-contracts.js';
 
 /** Test fixtures of the output side: working directories as the download step leaves them, jobs, settings. */
 

@@ -2,9 +2,9 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createInventory } from '../../../src/steps/ingest/inventory.js';
-import { createLocalInventory, readInventoryObject } from '../../../src/steps/ingest/inventory-local.js';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
+import { createInventory } from '../../../src/steps/adapters.js';
+import { createLocalInventory, readInventoryObject } from '../../../src/steps/services/inventory/local.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
 import { startHttpRecorder, type HttpRecorder } from '../../support/http-recorder.js';
 
 const signal = new AbortController().signal;

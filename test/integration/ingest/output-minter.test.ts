@@ -3,9 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalMinter, createMinter } from '../../../src/steps/ingest/minter.js';
+import { createLocalMinter } from '../../../src/steps/services/minter/local.js';
+import { createMinter } from '../../../src/steps/adapters.js';
 
-const MINTER = join(import.meta.dirname, '..', '..', '..', 'src', 'steps', 'ingest', 'minter.js');
+const MINTER = join(import.meta.dirname, '..', '..', '..', 'src', 'steps', 'services', 'minter', 'local.js');
 const signal = new AbortController().signal;
 const ARK = /^ark:\/99999\/fk4[0-9bcdfghjkmnpqrstvwxz]{10}$/;
 

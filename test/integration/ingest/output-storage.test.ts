@@ -3,9 +3,10 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
-import { createStorage, type StoreFile } from '../../../src/steps/ingest/storage.js';
-import { parseStorageManifest } from '../../../src/steps/ingest/storage-manifest.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
+import { type StoreFile } from '../../../src/steps/services/storage/port.js';
+import { createStorage } from '../../../src/steps/adapters.js';
+import { parseStorageManifest } from '../../../src/steps/formats/storage-manifest.js';
 import { prepareWorkDir, sha } from './output-fixtures.js';
 
 const signal = new AbortController().signal;

@@ -4,8 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
-import { createStorage, type StoreFile } from '../../../src/steps/ingest/storage.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
+import { type StoreFile } from '../../../src/steps/services/storage/port.js';
+import { createStorage } from '../../../src/steps/adapters.js';
 import { prepareWorkDir, sha } from './output-fixtures.js';
 
 // merritt-protocols.md §1, "Legacy protocol: synchronous HTTP": the server below is mrt-store's

@@ -2,8 +2,8 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
-import { createLocalStorage, objectDir } from '../../../src/steps/ingest/storage-local.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
+import { createLocalStorage, objectDir } from '../../../src/steps/services/storage/local.js';
 import { prepareWorkDir } from './output-fixtures.js';
 
 const signal = new AbortController().signal;

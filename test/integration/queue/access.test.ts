@@ -4,10 +4,10 @@ import {
   commitAccessTransition,
   createAccess,
   loadAccess,
-} from '../../../src/queue/access.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { tryLock } from '../../../src/queue/locks.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+} from '../../../src/queue/access/requests.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { tryLock } from '../../../src/queue/locks/lock.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 

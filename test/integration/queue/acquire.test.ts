@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import type { QueueError } from '../../../src/queue/errors.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { commitJobTransition } from '../../../src/queue/job-transition.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import type { QueueError } from '../../../src/queue/tree/errors.js';
+import { acquireJob } from '../../../src/queue/jobs/acquire.js';
+import { commitJobTransition } from '../../../src/queue/jobs/transition.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

@@ -1,16 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deleteBatch } from '../../../src/queue/admin-batches.js';
-import { deleteJob, holdJob, releaseJob, requeueJob } from '../../../src/queue/admin-jobs.js';
-import { releaseCollection } from '../../../src/queue/admin-collections.js';
-import { acquireBatch } from '../../../src/queue/batch-acquire.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
-import { commitJobTransition } from '../../../src/queue/job-transition.js';
-import { loadJob } from '../../../src/queue/job-load.js';
+import { deleteBatch } from '../../../src/admin/batches.js';
+import { deleteJob, holdJob, releaseJob, requeueJob } from '../../../src/admin/jobs.js';
+import { releaseCollection } from '../../../src/admin/collections.js';
+import { acquireBatch } from '../../../src/queue/batches/acquire.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import { commitBatchTransition } from '../../../src/queue/batches/transition.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { acquireJob } from '../../../src/queue/jobs/acquire.js';
+import { createJobs, type JobSpec } from '../../../src/queue/jobs/create.js';
+import { commitJobTransition } from '../../../src/queue/jobs/transition.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
 import {
   clearCollectionHold,
   holdCollection,
@@ -19,8 +19,8 @@ import {
   lockObject,
   pauseQueue,
   resumeQueue,
-} from '../../../src/queue/queue-locks.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+} from '../../../src/queue/locks/queue-pause.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import type { Op } from '../../../src/zk/index.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';

@@ -1,10 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acquireBatch } from '../../../src/queue/batch-acquire.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { acquireBatch } from '../../../src/queue/batches/acquire.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { commitBatchTransition } from '../../../src/queue/batches/transition.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { createJobs, type JobSpec } from '../../../src/queue/jobs/create.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { startChildListWatch } from '../../../src/engine/child-list-watch.js';
-import { childListSizes, type ChildListSize } from '../../../src/queue/child-lists.js';
-import { doctor } from '../../../src/queue/doctor.js';
-import { jobStateFolder, refName } from '../../../src/queue/paths.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { childListSizes, type ChildListSize } from '../../../src/queue/tree/child-lists.js';
+import { doctor } from '../../../src/doctor/doctor.js';
+import { jobStateFolder, refName } from '../../../src/queue/tree/paths.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { EngineMetrics } from '../../../src/telemetry/engine-metrics.js';
 import { capturingLogger, type LogLine } from '../../support/merritt-service.js';
 import { queueContext } from '../../support/queue-context.js';

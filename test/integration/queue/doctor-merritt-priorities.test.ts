@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import type { DoctorNote, DoctorProblem } from '../../../src/queue/doctor.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import type { DoctorNote, DoctorProblem } from '../../../src/doctor/doctor.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { writeForeignBatch } from '../../support/foreign-items.js';
 import { queueContext } from '../../support/queue-context.js';
 import { runCli } from '../../support/run-cli.js';

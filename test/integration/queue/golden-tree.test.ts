@@ -1,16 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BatchEvent, JobEvent, JobState } from '../../../machines/index.js';
-import { deleteBatch, holdBatch, updateReport } from '../../../src/queue/admin-batches.js';
-import { deleteJob, holdJob, releaseJob, requeueJob } from '../../../src/queue/admin-jobs.js';
-import { acquireBatch, type BatchWork } from '../../../src/queue/batch-acquire.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { commitBatchTransition, type BatchCommitOptions } from '../../../src/queue/batch-transition.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { createJobs } from '../../../src/queue/job-create.js';
-import { commitJobTransition, type JobCommitOptions } from '../../../src/queue/job-transition.js';
-import { cleanup } from '../../../src/queue/cleanup.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { deleteBatch, holdBatch, updateReport } from '../../../src/admin/batches.js';
+import { deleteJob, holdJob, releaseJob, requeueJob } from '../../../src/admin/jobs.js';
+import { acquireBatch, type BatchWork } from '../../../src/queue/batches/acquire.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { commitBatchTransition, type BatchCommitOptions } from '../../../src/queue/batches/transition.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { acquireJob } from '../../../src/queue/jobs/acquire.js';
+import { createJobs } from '../../../src/queue/jobs/create.js';
+import { commitJobTransition, type JobCommitOptions } from '../../../src/queue/jobs/transition.js';
+import { cleanup } from '../../../src/admin/cleanup.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { diffTrees, parsed, snapshot, type Tree } from '../../support/tree-diff.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
@@ -179,7 +179,7 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
       // The expander still holds the lock, so nobody else can take the batch.
       expect(acquired).toBeUndefined();
       const { lock } = { lock: { path: `/batches/${bid}/lock`, sessionId: ctx.zk.sessionId } };
-      const { loadBatch } = await import('../../../src/queue/batch-load.js');
+      const { loadBatch } = await import('../../../src/queue/batches/load.js');
       await commitBatchTransition(
         ctx,
         { batch: await loadBatch(ctx, bid), lock },
@@ -366,7 +366,7 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
     const report = { failed_jobs: [J(2)], successful_jobs: [J(1)] };
     const done = { type: 'report.done' as const, completedJobs: 1, failedJobs: 1 };
     const diff = await step(async () => {
-      const { loadBatch } = await import('../../../src/queue/batch-load.js');
+      const { loadBatch } = await import('../../../src/queue/batches/load.js');
       const lock = { path: `/batches/${bid}/lock`, sessionId: ctx.zk.sessionId };
       await commitBatchTransition(ctx, { batch: await loadBatch(ctx, bid), lock }, done, { report });
     });
@@ -405,7 +405,7 @@ describe('the queue tree follows the walkthrough of seed 003', () => {
     await job(J(2), 'notify', { type: 'notify.done' });
     await batch('report', { type: 'batch.jobs-done' }, { release: false });
     tree = await snapshot(ctx.zk, labels);
-    const { loadBatch } = await import('../../../src/queue/batch-load.js');
+    const { loadBatch } = await import('../../../src/queue/batches/load.js');
     const lock = { path: `/batches/${bid}/lock`, sessionId: ctx.zk.sessionId };
     const report = { failed_jobs: [], successful_jobs: [J(1), J(2)] };
     const done = { type: 'report.done' as const, completedJobs: 2, failedJobs: 0 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GroupCommit } from '../../../src/queue/group-commit.js';
+import { GroupCommit } from '../../../src/zk/group-commit.js';
 import { ZkTransactionError, type Op } from '../../../src/zk/index.js';
-import { tryLock } from '../../../src/queue/locks.js';
+import { tryLock } from '../../../src/queue/locks/lock.js';
 import { queueContext } from '../../support/queue-context.js';
 import { requestsDuring } from '../../support/requests.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

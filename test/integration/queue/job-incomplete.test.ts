@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { failIncompleteJob } from '../../../src/queue/job-incomplete.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { failIncompleteJob } from '../../../src/queue/jobs/incomplete.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { writeForeignBatch } from '../../support/foreign-items.js';
 import { queueContext } from '../../support/queue-context.js';
 import { requestsDuring } from '../../support/requests.js';

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { listJobs } from '../../../src/queue/listing.js';
-import { childrenCached } from '../../../src/queue/listing-scan.js';
-import { JOBS, jobPath } from '../../../src/queue/paths.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { listJobs } from '../../../src/views/listing/listing.js';
+import { childrenCached } from '../../../src/views/listing/scan.js';
+import { JOBS, jobPath } from '../../../src/queue/tree/paths.js';
 import type { Op } from '../../../src/zk/index.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

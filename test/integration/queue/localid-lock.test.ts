@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { createLocalIdLock } from '../../../src/queue/localid-lock.js';
-import { localIdLockPath } from '../../../src/queue/paths.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { createLocalIdLock } from '../../../src/queue/locks/local-id.js';
+import { localIdLockPath } from '../../../src/queue/tree/paths.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

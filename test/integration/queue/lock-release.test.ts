@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { releaseLock, tryLock } from '../../../src/queue/locks.js';
+import { releaseLock, tryLock } from '../../../src/queue/locks/lock.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releasingOnError, tryLock } from '../../../src/queue/locks.js';
+import { releasingOnError, tryLock } from '../../../src/queue/locks/lock.js';
 import type { ServerProcess } from '../../../src/zk-server/server-process.js';
 import { connectZk } from '../../../src/zk/index.js';
 import { startPrivateServer } from '../../support/private-server.js';

@@ -1,13 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { acquireBatch } from '../../../src/queue/batch-acquire.js';
-import { createBatch } from '../../../src/queue/batch-create.js';
-import { commitBatchTransition } from '../../../src/queue/batch-transition.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { acquireJob } from '../../../src/queue/job-acquire.js';
-import { createJobs, type JobSpec } from '../../../src/queue/job-create.js';
-import { commitJobTransition } from '../../../src/queue/job-transition.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import { acquireBatch } from '../../../src/queue/batches/acquire.js';
+import { createBatch } from '../../../src/queue/batches/create.js';
+import { commitBatchTransition } from '../../../src/queue/batches/transition.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { acquireJob } from '../../../src/queue/jobs/acquire.js';
+import { createJobs, type JobSpec } from '../../../src/queue/jobs/create.js';
+import { commitJobTransition } from '../../../src/queue/jobs/transition.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 

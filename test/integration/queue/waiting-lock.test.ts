@@ -1,9 +1,9 @@
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { releaseEventually, releaseLock } from '../../../src/queue/locks.js';
-import { takeWaitingLock } from '../../../src/queue/waiting-lock.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { releaseEventually, releaseLock } from '../../../src/queue/locks/lock.js';
+import { takeWaitingLock } from '../../../src/queue/locks/waiting.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import type { ZkClient } from '../../../src/zk/index.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';

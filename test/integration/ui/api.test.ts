@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpApi, type RunningHttpApi } from '../../../src/http/index.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { registerEngine, type EngineRegistration } from '../../../src/queue/engines.js';
-import { tryLock } from '../../../src/queue/locks.js';
-import { jobPath } from '../../../src/queue/paths.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { registerEngine, type EngineRegistration } from '../../../src/queue/tree/engines.js';
+import { tryLock } from '../../../src/queue/locks/lock.js';
+import { jobPath } from '../../../src/queue/tree/paths.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
 import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';

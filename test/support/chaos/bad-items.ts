@@ -1,4 +1,4 @@
-import type { QueueContext } from '../../../src/queue/context.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { basename } from '../../../src/zk/index.js';
 
 /**

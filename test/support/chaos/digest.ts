@@ -1,6 +1,6 @@
 import { merrittJobLifecycle } from '../../../machines/index.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { jobPath, jobStateFolder, parseRefName } from '../../../src/queue/paths.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { jobPath, jobStateFolder, parseRefName } from '../../../src/queue/tree/paths.js';
 import type { EngineProcess } from '../engine-process.js';
 import { logLines, sessionEvents } from './zk-ensemble.js';
 

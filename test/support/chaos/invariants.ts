@@ -1,12 +1,12 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import { listBatchJobs } from '../../../src/queue/batch-jobs.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { doctor } from '../../../src/queue/doctor.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { batchChild } from '../../../src/queue/paths.js';
-import { decodeJsonObject } from '../../../src/queue/wire.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import { listBatchJobs } from '../../../src/queue/batches/jobs.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { doctor } from '../../../src/doctor/doctor.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { batchChild } from '../../../src/queue/tree/paths.js';
+import { decodeJsonObject } from '../../../src/queue/tree/wire.js';
 import { checkLedger, type LedgerFigures, type LedgerLine } from './ledger-check.js';
 import type { ChaosProfile } from './profile.js';
 

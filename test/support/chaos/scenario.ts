@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import type { QueueContext } from '../../../src/queue/context.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { checkLedger } from './ledger-check.js';
 import type { LedgerLine } from './ledger-check.js';
 import { checkQueue, report, violations, type CheckOptions, type ExpectedBatch } from './invariants.js';

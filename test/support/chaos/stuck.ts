@@ -1,8 +1,8 @@
-import { folderChildren } from '../../../src/queue/batch-jobs.js';
-import { loadBatch } from '../../../src/queue/batch-load.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { loadJob } from '../../../src/queue/job-load.js';
-import { batchPath, jobPath } from '../../../src/queue/paths.js';
+import { folderChildren } from '../../../src/queue/batches/jobs.js';
+import { loadBatch } from '../../../src/queue/batches/load.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
+import { batchPath, jobPath } from '../../../src/queue/tree/paths.js';
 import { eventually } from '../eventually.js';
 import type { ChaosProfile } from './profile.js';
 

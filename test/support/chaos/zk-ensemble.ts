@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { QueueContext } from '../../../src/queue/context.js';
-import { ensureQueueTree } from '../../../src/queue/tree-init.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { startEnsemble, type Ensemble, type EnsemblePlacement } from '../../../src/zk-server/ensemble.js';
 import { fourLetterWord } from '../../../src/zk-server/four-letter.js';
 import { connectZk } from '../../../src/zk/index.js';

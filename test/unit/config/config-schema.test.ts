@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../src/config.js';
-import { findConfig } from '../../../src/config-discovery.js';
-import { SETTING_NAMES } from '../../../src/config-file.js';
+import { ConfigError, loadConfig } from '../../../src/config/config.js';
+import { findConfig } from '../../../src/config/discovery.js';
+import { SETTING_NAMES } from '../../../src/config/file.js';
 import { packageRoot } from '../../../src/package-root.js';
 
 function problemsOf(load: () => unknown): string[] {

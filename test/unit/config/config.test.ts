@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
-import { IngestConfigError } from '../../../src/config-ingest.js';
+import { loadConfig } from '../../../src/config/config.js';
+import { IngestConfigError } from '../../../src/config/ingest.js';
 
 describe('configuration from the environment', () => {
   it('has embedded defaults under the data directory', () => {

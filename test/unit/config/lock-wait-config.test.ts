@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../../../src/config.js';
+import { loadConfig } from '../../../src/config/config.js';
 
 describe('object lock waits (MRTQ_STORAGE_LOCK_WAIT_MS, MRTQ_INVENTORY_LOCK_WAIT_MS)', () => {
   it("default to an hour for storing and Merritt's 900 s for recording", () => {

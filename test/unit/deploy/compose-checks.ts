@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { SETTING_NAMES } from '../../../src/config-file.js';
-import { loadConfig, type Config } from '../../../src/config.js';
+import { SETTING_NAMES } from '../../../src/config/file.js';
+import { loadConfig, type Config } from '../../../src/config/config.js';
 import { parseConnectString } from '../../../src/zk/paths.js';
 import { tracingSettings } from '../../../otel/tracing.js';
 import type { Compose, Service } from './compose-model.js';

@@ -5,8 +5,8 @@ import type { EngineDeps } from '../../../src/engine/deps.js';
 import { commitItem, stepItem, type CommitAttempt, type ItemKind } from '../../../src/engine/item-runner.js';
 import type { LedgerEntry } from '../../../src/engine/ledger.js';
 import { StepAbortedError } from '../../../src/engine/step-runner.js';
-import { QueueError } from '../../../src/queue/errors.js';
-import type { HeldLock } from '../../../src/queue/locks.js';
+import { QueueError } from '../../../src/queue/tree/errors.js';
+import type { HeldLock } from '../../../src/queue/locks/lock.js';
 import { ZkError, type SessionEvent, type ZkClient } from '../../../src/zk/index.js';
 
 interface Thing {

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ProblemLog } from '../../../src/engine/problem-log.js';
-import { QueueError } from '../../../src/queue/errors.js';
+import { QueueError } from '../../../src/queue/tree/errors.js';
 
 function capture(): { log: pino.Logger; lines: { level: number; msg: string }[] } {
   const lines: { level: number; msg: string }[] = [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HttpProblem, toHttpError } from '../../../src/http/errors.js';
-import { QueueError, type QueueErrorCode } from '../../../src/queue/errors.js';
-import { IntakeError, UnknownProfileError } from '../../../src/steps/ingest/errors.js';
+import { QueueError, type QueueErrorCode } from '../../../src/queue/tree/errors.js';
+import { IntakeError, UnknownProfileError } from '../../../src/steps/intake-errors.js';
 import { ZkError } from '../../../src/zk/index.js';
 
 describe('toHttpError: the one mapping of errors to answers', () => {

@@ -10,8 +10,8 @@ import type { RouteSpec } from '../../../src/http/deps.js';
 import { createHttpApi } from '../../../src/http/index.js';
 import { UI_DIR } from '../../../src/http/routes-ui.js';
 import { packageRoot } from '../../../src/package-root.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import type { ProfileStore } from '../../../src/steps/ingest/profiles.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import type { ProfileStore } from '../../../src/steps/formats/profiles/profiles.js';
 import type { ZkClient } from '../../../src/zk/index.js';
 
 /** A ZooKeeper client none of these requests may reach. */

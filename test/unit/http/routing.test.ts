@@ -5,8 +5,8 @@ import { of } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApi } from '../../../src/http/index.js';
 import { actionBody, submitBody } from '../../../src/http/schemas.js';
-import type { QueueContext } from '../../../src/queue/context.js';
-import type { ProfileStore } from '../../../src/steps/ingest/profiles.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
+import type { ProfileStore } from '../../../src/steps/formats/profiles/profiles.js';
 import type { ZkClient } from '../../../src/zk/index.js';
 
 /** A ZooKeeper client that fails the test if a route reaches the store. */

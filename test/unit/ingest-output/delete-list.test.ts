@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { deleteField, storeNodeDeletes } from '../../../src/steps/ingest/delete-list.js';
-import { storeNode } from '../../../src/steps/ingest/handoff.js';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
-import { isUpdateApplied, planUpdate } from '../../../src/steps/ingest/storage-update.js';
+import { deleteField, storeNodeDeletes } from '../../../src/steps/formats/delete-list.js';
+import { storeNode } from '../../../src/steps/services/handoff/handoff.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
+import { isUpdateApplied, planUpdate } from '../../../src/steps/services/storage/update.js';
 
 const entry = (path: string, value = 'aa', size = 2) => ({
   path,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { escapeXml, formatDublinCore, formatErc } from '../../../src/steps/ingest/erc.js';
+import { escapeXml, formatDublinCore, formatErc } from '../../../src/steps/formats/erc.js';
 
 const object = {
   ark: 'ark:/99999/fk4abc',

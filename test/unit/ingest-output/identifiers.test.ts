@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseMintAnswer } from '../../../src/steps/ingest/minter.js';
-import { assertArk, isBelow, objectDirName, resolveInside } from '../../../src/steps/ingest/output-files.js';
+import { parseMintAnswer } from '../../../src/steps/services/minter/ezid.js';
+import { assertArk, isBelow, objectDirName, resolveInside } from '../../../src/steps/workdir/files.js';
 
 describe('arks and paths', () => {
   it('accepts arks and names their store directory with : and / as _', () => {

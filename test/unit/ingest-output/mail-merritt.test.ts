@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { callbackTarget } from '../../../src/steps/ingest/callback-merritt.js';
-import { javaDateString, merrittSubject, parseAdminList } from '../../../src/steps/ingest/mail-merritt.js';
-import { stateJson } from '../../../src/steps/ingest/mail-state.js';
+import { callbackTarget } from '../../../src/steps/services/callback.js';
+import { javaDateString, merrittSubject, parseAdminList } from '../../../src/steps/formats/mail.js';
+import { stateJson } from '../../../src/steps/formats/mail-state.js';
 
 describe('merritt-protocols.md §4: subjects, state documents, callback targets', () => {
   it('FormatterUtil.getSubject: "%s%s%s -- %s %s", with the instance in brackets when there is one', () => {

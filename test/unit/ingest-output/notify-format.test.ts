@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatJobResult, turtleString, type JobResult } from '../../../src/steps/ingest/notify-format.js';
+import { formatJobResult, turtleString, type JobResult } from '../../../src/steps/job/notify-format.js';
 
 const result: JobResult = {
   jobId: 'jid0000000007',

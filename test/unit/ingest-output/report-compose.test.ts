@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { BatchRecord } from '../../../src/queue/batch-load.js';
-import { changesSince, composeReport, MAX_LISTED } from '../../../src/steps/ingest/report-compose.js';
+import type { BatchRecord } from '../../../src/queue/batches/load.js';
+import { changesSince, composeReport, MAX_LISTED } from '../../../src/steps/batch/report-compose.js';
 
 function batchRecord(overrides: Partial<BatchRecord> = {}): BatchRecord {
   return {

@@ -4,7 +4,7 @@ import {
   parseStorageManifest,
   sameEntries,
   type ManifestEntry,
-} from '../../../src/steps/ingest/storage-manifest.js';
+} from '../../../src/steps/formats/storage-manifest.js';
 
 const entries: ManifestEntry[] = [
   { path: 'system/mrt-erc.txt', size: 10, digest: { algorithm: 'sha256', value: 'ab'.repeat(32) } },

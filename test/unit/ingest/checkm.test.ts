@@ -8,10 +8,10 @@ import {
   OBJECT_MANIFEST_FIELDS,
   parseCheckm,
   serializeCheckm,
-} from '../../../src/steps/ingest/checkm.js';
-import { ManifestError } from '../../../src/steps/ingest/errors.js';
-import { formatHandOffManifest } from '../../../src/steps/ingest/handoff-manifest.js';
-import { formatStorageManifest } from '../../../src/steps/ingest/storage-manifest.js';
+} from '../../../src/steps/formats/checkm.js';
+import { ManifestError } from '../../../src/steps/intake-errors.js';
+import { formatHandOffManifest } from '../../../src/steps/services/handoff/manifest.js';
+import { formatStorageManifest } from '../../../src/steps/formats/storage-manifest.js';
 
 /** Where each file came from: test/fixtures/merritt-manifests/SOURCES.md. */
 const FIXTURES = join(import.meta.dirname, '..', '..', 'fixtures', 'merritt-manifests');

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { DigestAlgorithm } from '../../../src/steps/ingest/contracts.js';
+import type { DigestAlgorithm } from '../../../src/steps/ingest-contracts.js';
 import {
   createDigester,
   DIGEST_ALGORITHMS,
@@ -9,7 +9,7 @@ import {
   parseDigest,
   parseDigestAlgorithm,
   sameDigest,
-} from '../../../src/steps/ingest/digest.js';
+} from '../../../src/steps/formats/digest.js';
 
 describe('digest names, as MessageDigestValue.getAlgorithm reads them', () => {
   it.each([

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Submission } from '../../../src/queue/records.js';
-import { parseCheckm } from '../../../src/steps/ingest/checkm.js';
-import type { Profile } from '../../../src/steps/ingest/contracts.js';
-import { entrySpec, singleObjectSpec, submissionKind } from '../../../src/steps/ingest/expand-specs.js';
+import type { Submission } from '../../../src/queue/tree/records.js';
+import { parseCheckm } from '../../../src/steps/formats/checkm.js';
+import type { Profile } from '../../../src/steps/ingest-contracts.js';
+import { entrySpec, singleObjectSpec, submissionKind } from '../../../src/steps/batch/expand-specs.js';
 
 const profile: Profile = {
   name: 'demo',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { joinLocalIds, splitLocalIds } from '../../../src/steps/ingest/local-ids.js';
-import { applyProducerErc, parseProducerErc } from '../../../src/steps/ingest/producer-erc.js';
+import { joinLocalIds, splitLocalIds } from '../../../src/steps/formats/local-ids.js';
+import { applyProducerErc, parseProducerErc } from '../../../src/steps/formats/producer-erc.js';
 
 describe("the depositor's mrt-erc.txt, read as mrt-ingest reads it", () => {
   it('reads who, what, when; a where with an ark is the primary id, another where the local ids', () => {

@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProfileError } from '../../../src/steps/ingest/errors.js';
-import { loadProfiles } from '../../../src/steps/ingest/profiles.js';
-import { parseMerrittProfile, type ProfileFindings } from '../../../src/steps/ingest/profiles-properties.js';
+import { ProfileError } from '../../../src/steps/intake-errors.js';
+import { loadProfiles } from '../../../src/steps/formats/profiles/profiles.js';
+import { parseMerrittProfile, type ProfileFindings } from '../../../src/steps/formats/profiles/properties.js';
 
 const MERRITT_COPIES = join(import.meta.dirname, 'merritt-profiles');
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProfileError, UnknownProfileError } from '../../../src/steps/ingest/errors.js';
-import { loadProfiles, validateProfile } from '../../../src/steps/ingest/profiles.js';
+import { ProfileError, UnknownProfileError } from '../../../src/steps/intake-errors.js';
+import { loadProfiles, validateProfile } from '../../../src/steps/formats/profiles/profiles.js';
 
 function problemsOf(data: unknown): string[] {
   const problems: string[] = [];

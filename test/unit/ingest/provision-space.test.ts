@@ -5,7 +5,7 @@ import {
   spaceOf,
   type ProvisionRule,
   type SpaceStats,
-} from '../../../src/steps/ingest/provision-space.js';
+} from '../../../src/steps/workdir/space.js';
 
 const GiB = 1024 ** 3;
 const HOUR = 3_600_000;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isIntakeError } from '../../../src/steps/ingest/errors.js';
-import { isInside, joinInside, safeRelativePath } from '../../../src/steps/ingest/safe-path.js';
+import { isIntakeError } from '../../../src/steps/intake-errors.js';
+import { isInside, joinInside, safeRelativePath } from '../../../src/steps/workdir/safe-path.js';
 
 describe('safe relative paths', () => {
   it.each([

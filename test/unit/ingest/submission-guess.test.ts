@@ -3,7 +3,7 @@ import {
   checkmHeadProfile,
   guessSubmissionKind,
   kindOfManifestProfile,
-} from '../../../src/steps/ingest/submission-guess.js';
+} from '../../../src/steps/batch/submission-guess.js';
 
 const REGISTRY = 'http://uc3.cdlib.org/registry/ingest/manifest';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl, splitCredentials } from '../../../src/steps/ingest/url-credentials.js';
+import { redactUrl, splitCredentials } from '../../../src/steps/formats/url-credentials.js';
 
 const basic = (userPass: string) => `Basic ${Buffer.from(userPass).toString('base64')}`;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LEFT_PENDING, unexpandableReason } from '../../../src/queue/batch-expandable.js';
+import { LEFT_PENDING, unexpandableReason } from '../../../src/queue/batches/expandable.js';
 
 describe('which pending batches this engine can expand', () => {
   it("leaves a batch Merritt's ingest wrote: its payload is a file on ingest's disk, no payload_url", () => {

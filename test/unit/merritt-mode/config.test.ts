@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IngestConfigError, loadIngestSettings } from '../../../src/config-ingest.js';
+import { IngestConfigError, loadIngestSettings } from '../../../src/config/ingest.js';
 
 describe('the Merritt deployment settings', () => {
   it('standalone needs none of them and has no hand-off settings', () => {

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ingestQueueUrl } from '../../../src/steps/ingest/handoff.js';
+import { ingestQueueUrl } from '../../../src/steps/services/handoff/handoff.js';
 import {
   formatHandOffManifest,
   parseHandOffManifest,
   type HandOffRow,
-} from '../../../src/steps/ingest/handoff-manifest.js';
-import { mimeTypeOf } from '../../../src/steps/ingest/handoff-mime.js';
-import { isOutputError } from '../../../src/steps/ingest/output-errors.js';
+} from '../../../src/steps/services/handoff/manifest.js';
+import { mimeTypeOf } from '../../../src/steps/services/handoff/mime.js';
+import { isOutputError } from '../../../src/steps/output-errors.js';
 
 // merritt-protocols.md §1 (d): the manifest ingest hands to storage, in Merritt's mrt-add-manifest
 // format (mrt-core2 ManifestBuild.getPostManifest, Checkm.getLine; mrt-ingest HandlerDigest).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { javaUrlDecode, javaUrlEncode } from '../../../src/steps/ingest/java-url.js';
-import { inventoryNode, parseStoreMode, storeNode } from '../../../src/steps/ingest/handoff.js';
+import { javaUrlDecode, javaUrlEncode } from '../../../src/steps/formats/java-url.js';
+import { inventoryNode, parseStoreMode, storeNode } from '../../../src/steps/services/handoff/handoff.js';
 
 // Expected values from java.net.URLEncoder's documented rules (Java SE 17 API): "a"–"z", "A"–"Z",
 // "0"–"9" and ".", "-", "*", "_" stay; a space becomes "+"; every other character is the bytes of

@@ -6,10 +6,10 @@ import {
   jobMatches,
   statesAccepting,
   targetStates,
-} from '../../../src/queue/bulk-filter.js';
-import { refusalOf, summarize, type BulkItem } from '../../../src/queue/bulk-outcome.js';
-import { QueueError } from '../../../src/queue/errors.js';
-import type { JobRecord } from '../../../src/queue/job-load.js';
+} from '../../../src/admin/bulk/filter.js';
+import { refusalOf, summarize, type BulkItem } from '../../../src/admin/bulk/outcome.js';
+import { QueueError } from '../../../src/queue/tree/errors.js';
+import type { JobRecord } from '../../../src/queue/jobs/load.js';
 import { ZkError } from '../../../src/zk/index.js';
 
 const lifecycle = merrittJobLifecycle;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../../../src/cli/options.js';
-import { createLimit } from '../../../src/queue/doctor-reader.js';
+import { createLimit } from '../../../src/queue/scan/reader.js';
 
 describe('createLimit', () => {
   it('never runs more than the limit at once and keeps every result', async () => {

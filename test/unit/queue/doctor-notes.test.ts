@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { batchNotes } from '../../../src/queue/doctor-batches.js';
-import type { NodeRead } from '../../../src/queue/doctor-reader.js';
-import type { BatchScan, QueueScan } from '../../../src/queue/doctor-scan.js';
+import { batchNotes } from '../../../src/doctor/batches.js';
+import type { NodeRead } from '../../../src/queue/scan/reader.js';
+import type { BatchScan, QueueScan } from '../../../src/queue/scan/snapshot.js';
 
 const node = (value: unknown): NodeRead => ({
   data: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),

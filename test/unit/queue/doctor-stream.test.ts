@@ -1,13 +1,19 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { merrittJobLifecycle } from '../../../machines/index.js';
-import { batchFolderForJob } from '../../../src/queue/batch-jobs.js';
-import { checkQueue } from '../../../src/queue/doctor.js';
-import type { CheckSettings } from '../../../src/queue/doctor-problems.js';
-import type { NodeRead } from '../../../src/queue/doctor-reader.js';
-import type { BatchScan, JobScan, LockScan, QueueScan, UuidScan } from '../../../src/queue/doctor-scan.js';
-import { createJobCheckStream, type CheckResult } from '../../../src/queue/doctor-stream.js';
-import { BATCH_FOLDERS, JOB_STATES, batchRef, refName, type BatchFolder } from '../../../src/queue/paths.js';
+import { batchFolderForJob } from '../../../src/queue/batches/jobs.js';
+import { checkQueue } from '../../../src/doctor/doctor.js';
+import type { CheckSettings } from '../../../src/doctor/problems.js';
+import type { NodeRead } from '../../../src/queue/scan/reader.js';
+import type { BatchScan, JobScan, LockScan, QueueScan, UuidScan } from '../../../src/queue/scan/snapshot.js';
+import { createJobCheckStream, type CheckResult } from '../../../src/doctor/stream.js';
+import {
+  BATCH_FOLDERS,
+  JOB_STATES,
+  batchRef,
+  refName,
+  type BatchFolder,
+} from '../../../src/queue/tree/paths.js';
 import { zkStat } from '../../support/zk-stat.js';
 
 const NOW = 1_800_000_000_000;

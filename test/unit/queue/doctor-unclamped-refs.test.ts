@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { merrittJobLifecycle } from '../../../machines/index.js';
-import type { CheckSettings } from '../../../src/queue/doctor-problems.js';
-import type { NodeRead } from '../../../src/queue/doctor-reader.js';
-import type { BatchScan, JobScan, QueueScan } from '../../../src/queue/doctor-scan.js';
-import { createJobCheckStream } from '../../../src/queue/doctor-stream.js';
+import type { CheckSettings } from '../../../src/doctor/problems.js';
+import type { NodeRead } from '../../../src/queue/scan/reader.js';
+import type { BatchScan, JobScan, QueueScan } from '../../../src/queue/scan/snapshot.js';
+import { createJobCheckStream } from '../../../src/doctor/stream.js';
 import { zkStat } from '../../support/zk-stat.js';
 
 const NOW = 1_800_000_000_000;

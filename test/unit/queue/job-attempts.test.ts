@@ -7,7 +7,7 @@ import {
   poisonMessage,
   withAttempt,
   type StepAttempt,
-} from '../../../src/queue/job-attempts.js';
+} from '../../../src/queue/jobs/attempts.js';
 
 const attempt = (engine: string): StepAttempt => ({
   engine,

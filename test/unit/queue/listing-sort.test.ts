@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { merrittJobLifecycle } from '../../../machines/index.js';
-import { isQueueError } from '../../../src/queue/errors.js';
-import { encodeCursor, indexAfterCursor, sortIds, type Sort } from '../../../src/queue/listing-sort.js';
-import { progressCategories, progressOf } from '../../../src/queue/rollups-categories.js';
+import { isQueueError } from '../../../src/queue/tree/errors.js';
+import { encodeCursor, indexAfterCursor, sortIds, type Sort } from '../../../src/views/listing/sort.js';
+import { progressCategories, progressOf } from '../../../src/views/rollups/categories.js';
 
 const priority: Record<string, number> = { jid01: 5, jid02: 1, jid03: 5, jid04: 9, jid05: 1 };
 const keyOf = (id: string) => priority[id]!;

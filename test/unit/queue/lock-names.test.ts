@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isQueueError } from '../../../src/queue/errors.js';
+import { isQueueError } from '../../../src/queue/tree/errors.js';
 import {
   collectionLockName,
   collectionLockPath,
@@ -8,7 +8,7 @@ import {
   localIdLockPath,
   objectLockName,
   storageLockPath,
-} from '../../../src/queue/paths.js';
+} from '../../../src/queue/tree/paths.js';
 
 /*
  * Every expected value below was computed by mrt-zk's own rule under Java 17

@@ -7,7 +7,7 @@ import {
   refName,
   refRank,
   sortRefs,
-} from '../../../src/queue/paths.js';
+} from '../../../src/queue/tree/paths.js';
 
 describe('job state ref names', () => {
   it('parses any integer priority prefix, as other tools write them', () => {

@@ -6,7 +6,7 @@ import {
   splitLocalIds,
   type RankedHit,
   type SearchEntry,
-} from '../../../src/queue/search-match.js';
+} from '../../../src/views/search/match.js';
 
 const job = (id: string, extra: Partial<SearchEntry> = {}): SearchEntry => ({
   kind: 'job',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodeStatusReport, STATUS_REPORT_MAX_BYTES } from '../../../src/queue/status-report.js';
+import { encodeStatusReport, STATUS_REPORT_MAX_BYTES } from '../../../src/queue/batches/status-report.js';
 
 const ids = (from: number, count: number) =>
   Array.from({ length: count }, (_, i) => `jid${String(from + i).padStart(10, '0')}`);

@@ -8,7 +8,7 @@ import {
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
-import { decodeBatchStatus, encodeBatchStatus } from '../../../src/queue/wire.js';
+import { decodeBatchStatus, encodeBatchStatus } from '../../../src/queue/tree/wire.js';
 import { withChildSpan, withSpan } from '../../../src/telemetry/span.js';
 import {
   activeTraceparent,

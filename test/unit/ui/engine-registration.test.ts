@@ -7,8 +7,8 @@ import {
   listEngines,
   registerEngine,
   type EngineAnnouncement,
-} from '../../../src/queue/engines.js';
-import type { QueueContext } from '../../../src/queue/context.js';
+} from '../../../src/queue/tree/engines.js';
+import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { ZkError, type Op, type SessionEvent, type ZkClient } from '../../../src/zk/index.js';
 
 /** Just enough of a ZooKeeper server for ephemeral nodes: they belong to a session and go with it. */

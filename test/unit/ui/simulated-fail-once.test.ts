@@ -1,6 +1,6 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { JobRecord } from '../../../src/queue/job-load.js';
+import type { JobRecord } from '../../../src/queue/jobs/load.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 
 const log = pino({ level: 'silent' });

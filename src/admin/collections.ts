@@ -1,0 +1,54 @@
+import { releaseBatch } from './batches.js';
+import { releaseJob } from './jobs.js';
+import { loadBatch } from '../queue/batches/load.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import { isQueueError } from '../queue/tree/errors.js';
+import { loadJob } from '../queue/jobs/load.js';
+import { BATCHES, isBatchId, jobStateFolder, parseRefName } from '../queue/tree/paths.js';
+import { clearCollectionHold } from '../queue/locks/queue-pause.js';
+
+export interface CollectionRelease {
+  jobs: string[];
+  batches: string[];
+  /** Items that could not be released, with why (locked, unreadable…). */
+  failed: { item: string; message: string }[];
+}
+
+/**
+ * Clears a collection hold and releases its held jobs and batches (held → pending), each through
+ * the machine. An item that cannot be released (locked, unreadable) is reported, not fatal.
+ */
+export async function releaseCollection(ctx: QueueContext, mnemonic: string): Promise<CollectionRelease> {
+  await clearCollectionHold(ctx, mnemonic);
+  const result: CollectionRelease = { jobs: [], batches: [], failed: [] };
+  const attempt = async (
+    item: string,
+    kind: 'jobs' | 'batches',
+    work: () => Promise<unknown>,
+  ): Promise<void> => {
+    try {
+      await work();
+      result[kind].push(item);
+    } catch (err) {
+      if (!isQueueError(err)) throw err;
+      result.failed.push({ item, message: err.message });
+    }
+  };
+  for (const name of await ctx.zk.getChildren(jobStateFolder('held'))) {
+    const jid = parseRefName(name)?.jid;
+    if (!jid) continue;
+    const job = await loadJob(ctx, jid).catch(() => undefined);
+    if (job?.configuration.collection === mnemonic) await attempt(jid, 'jobs', () => releaseJob(ctx, jid));
+  }
+  for (const bid of (await ctx.zk.getChildren(BATCHES)).filter(isBatchId)) {
+    const batch = await loadBatch(ctx, bid).catch(() => undefined);
+    if (batch?.status === 'held' && batch.submission.collection === mnemonic) {
+      await attempt(bid, 'batches', () => releaseBatch(ctx, bid));
+    }
+  }
+  ctx.log.info(
+    { collection: mnemonic, jobs: result.jobs.length, batches: result.batches.length },
+    'collection released',
+  );
+  return result;
+}

@@ -1,0 +1,144 @@
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { MerrittJobSteps } from '../contracts.js';
+import { unpackContainer } from '../formats/containers/containers.js';
+import {
+  workDirOf,
+  type DownloadedFile,
+  type DownloadRecord,
+  type IngestSettings,
+} from '../ingest-contracts.js';
+import { FetchError, IntakeError, isIntakeError } from '../intake-errors.js';
+import type { Fetcher, FetchedFile } from '../services/fetch/fetch.js';
+import { mapLimit } from '../services/fetch/limit.js';
+import { objectOf, type ObjectFile } from './object-files.js';
+import { joinInside } from '../workdir/safe-path.js';
+import { Attr } from '../../telemetry/attributes.js';
+import { annotateActiveSpan } from '../../telemetry/span.js';
+
+/** What the download step is built from (composition root). */
+export interface DownloadDeps {
+  fetcher: Fetcher;
+  settings: IngestSettings;
+}
+
+/** Layout of the working directory (contracts.ts): the depositor's files. */
+export const PRODUCER_DIR = 'producer';
+/** The DownloadRecord, written last. */
+export const DOWNLOAD_RECORD = 'download.json';
+/** Where a container waits while it is unpacked; removed afterwards. */
+const CONTAINER_DIR = 'container';
+
+/** Fetches one file, prefixing any failure with the file's name so the job's message says which. */
+async function fetchNamed(
+  fetcher: Fetcher,
+  file: ObjectFile,
+  target: string,
+  signal: AbortSignal,
+): Promise<FetchedFile> {
+  try {
+    const expected = { size: file.size, digest: file.digest };
+    return await fetcher.toFile(file.url, target, { signal, expected });
+  } catch (err) {
+    if (signal.aborted || !isIntakeError(err)) throw err;
+    const message = `file "${file.fileName}" could not be downloaded: ${err.message}`;
+    const options = { cause: err, retryable: err.retryable };
+    throw err instanceof FetchError
+      ? new FetchError(err.code, err.url, message, { ...options, status: err.status, attempts: err.attempts })
+      : new IntakeError(err.code, message, options);
+  }
+}
+
+async function downloadFiles(
+  deps: DownloadDeps,
+  dir: string,
+  files: ObjectFile[],
+  signal: AbortSignal,
+): Promise<DownloadedFile[]> {
+  const producer = join(dir, PRODUCER_DIR);
+  return mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, fileSignal) => {
+    const target = joinInside(producer, file.fileName);
+    await mkdir(dirname(target), { recursive: true });
+    const got = await fetchNamed(deps.fetcher, file, target, fileSignal);
+    return {
+      path: `${PRODUCER_DIR}/${file.fileName}`,
+      size: got.size,
+      digest: got.digest,
+      sourceUrl: file.url,
+    };
+  });
+}
+
+async function downloadContainer(
+  deps: DownloadDeps,
+  dir: string,
+  file: ObjectFile,
+  signal: AbortSignal,
+): Promise<DownloadedFile[]> {
+  const holding = join(dir, CONTAINER_DIR);
+  await mkdir(holding, { recursive: true });
+  try {
+    const archive = join(holding, basename(file.fileName));
+    await fetchNamed(deps.fetcher, file, archive, signal);
+    const unpacked = await unpackContainer(
+      archive,
+      join(dir, PRODUCER_DIR),
+      deps.settings.containers,
+      signal,
+      file.fileName,
+    );
+    return unpacked.map((u) => ({
+      path: `${PRODUCER_DIR}/${u.path}`,
+      size: u.size,
+      digest: u.digest,
+      sourceUrl: file.url,
+    }));
+  } finally {
+    await rm(holding, { recursive: true, force: true });
+  }
+}
+
+/** Removes what an earlier, interrupted run may have left, so every run starts clean. */
+async function clean(dir: string): Promise<void> {
+  await rm(join(dir, DOWNLOAD_RECORD), { force: true });
+  await Promise.all(
+    [PRODUCER_DIR, CONTAINER_DIR, `${DOWNLOAD_RECORD}.tmp`].map((name) =>
+      rm(join(dir, name), { recursive: true, force: true }),
+    ),
+  );
+  await mkdir(join(dir, PRODUCER_DIR), { recursive: true });
+}
+
+/** Writes the record atomically (rename), so a reader never sees half of it. */
+async function writeRecord(dir: string, record: DownloadRecord): Promise<void> {
+  const tmp = join(dir, `${DOWNLOAD_RECORD}.tmp`);
+  await writeFile(tmp, `${JSON.stringify(record, null, 2)}\n`);
+  await rename(tmp, join(dir, DOWNLOAD_RECORD));
+}
+
+/**
+ * The downloading step (seed 001/003): GET every file of the object into `producer/<fileName>`
+ * (at most `fetch.concurrency` at once), checking the depositor's sizes and digests, unpack a
+ * container there, then write `download.json` last, so its presence means the download is
+ * complete. It starts by removing an earlier run's leftovers, so it can run again after a crash.
+ * A file that cannot be fetched or verified fails the job with a message naming the file.
+ * Returns the bytes really downloaded (unpacked, for a container).
+ */
+export function createDownloadStep(deps: DownloadDeps): MerrittJobSteps['download'] {
+  return async ({ job, signal, log }) => {
+    const dir = workDirOf(deps.settings.workRoot, job.batchId, job.jobId);
+    await clean(dir);
+    const object = await objectOf(job, deps.fetcher, signal);
+    const [single] = object.files;
+    const files =
+      object.container && single
+        ? await downloadContainer(deps, dir, single, signal)
+        : await downloadFiles(deps, dir, object.files, signal);
+    signal.throwIfAborted();
+    await writeRecord(dir, { files, object: object.object });
+    const spaceNeeded = files.reduce((sum, file) => sum + file.size, 0);
+    log.info({ jobId: job.jobId, files: files.length, spaceNeeded }, 'downloaded');
+    annotateActiveSpan({ [Attr.bytesDownloaded]: spaceNeeded });
+    return { spaceNeeded };
+  };
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { OutputError } from '../../output-errors.js';
+import { objectDirName, writeFileAtomic } from '../../workdir/files.js';
+import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './port.js';
+import { copyVerified } from './copy.js';
+import { isUpdateApplied, planUpdate } from './update.js';
+import {
+  formatStorageManifest,
+  parseStorageManifest,
+  sameEntries,
+  type ManifestEntry,
+} from '../../formats/storage-manifest.js';
+
+/**
+ * The local default storage: a versioned object store on disk,
+ * `<dataDir>/store/<ark with : and / as _>/v<N>/{producer,system}/…` plus `v<N>/manifest.checkm`.
+ * A version is assembled in a temporary directory next to the versions and renamed into place,
+ * so a version directory exists complete or not at all. The object directory also holds
+ * `ark.txt`, because two arks can share a directory name (`a_b` and `a/b`): a mismatch is refused.
+ */
+
+export const MANIFEST_NAME = 'manifest.checkm';
+const VERSION = /^v(\d+)$/;
+const TEMP_PREFIX = '.tmp-';
+
+/** The store's directory of an object. */
+export const objectDir = (dataDir: string, ark: string): string => join(dataDir, 'store', objectDirName(ark));
+
+/** Version numbers of an object, ascending ([] when it is not stored). */
+export async function listVersions(dir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  return names
+    .map((name) => VERSION.exec(name)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number)
+    .sort((a, b) => a - b);
+}
+
+/** The entries of a stored version; [] when its manifest is missing (it then matches nothing). */
+export async function readVersionEntries(dir: string, version: number): Promise<ManifestEntry[]> {
+  try {
+    return parseStorageManifest(await readFile(join(dir, `v${version}`, MANIFEST_NAME), 'utf8'));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** Makes the object directory, or checks that the one there belongs to this ark. */
+async function claimObjectDir(dir: string, ark: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const owner = join(dir, 'ark.txt');
+  let recorded: string | undefined;
+  try {
+    recorded = (await readFile(owner, 'utf8')).trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (recorded === undefined) await writeFileAtomic(owner, `${ark}\n`);
+  else if (recorded !== ark) {
+    throw new OutputError('IDENTIFIER_CONFLICT', `store directory ${dir} belongs to ${recorded}, not ${ark}`);
+  }
+}
+
+/**
+ * Leftovers of a store that crashed before its rename. Only one writer per object runs at a
+ * time (the caller holds `/locks/storage/<ark>`), so any temporary directory here is dead; if a
+ * writer whose lock was lost is still copying, removing its directory makes its rename fail,
+ * which is what should happen to it.
+ */
+async function removeLeftovers(dir: string): Promise<void> {
+  const names = await readdir(dir);
+  await Promise.all(
+    names
+      .filter((n) => n.startsWith(TEMP_PREFIX))
+      .map((n) => rm(join(dir, n), { recursive: true, force: true })),
+  );
+}
+
+/** Files a new version copies from one directory (the job's working directory, or an earlier version). */
+interface VersionSource {
+  root: string;
+  files: readonly ManifestEntry[];
+  /** What a file that does not match its recorded digest means here. */
+  hint?: string;
+}
+
+/** Builds `v<version>` in a temporary directory and renames it into place; false when that version appeared meanwhile. */
+async function writeVersion(
+  dir: string,
+  version: number,
+  sources: readonly VersionSource[],
+  signal: AbortSignal,
+): Promise<boolean> {
+  const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    const entries: ManifestEntry[] = [];
+    for (const { root, files, hint } of sources)
+      entries.push(...(await copyVerified(root, temp, files, signal, hint)));
+    const finalDir = join(dir, `v${version}`);
+    const manifest = formatStorageManifest(entries, (path) => pathToFileURL(join(finalDir, path)).href);
+    await writeFileAtomic(join(temp, MANIFEST_NAME), manifest);
+    signal.throwIfAborted();
+    return await renameUnlessTaken(temp, finalDir);
+  } finally {
+    await rm(temp, { recursive: true, force: true });
+  }
+}
+
+async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
+  try {
+    await rename(from, to);
+    return true;
+  } catch (err) {
+    if (['EEXIST', 'ENOTEMPTY'].includes((err as NodeJS.ErrnoException).code ?? '')) return false;
+    throw err;
+  }
+}
+
+/** The local versioned store under `<dataDir>/store`. */
+export function createLocalStorage(dataDir: string): Storage & Required<Pick<Storage, 'latest' | 'update'>> {
+  const resultOf = (dir: string, version: number): StoreResult => ({
+    version,
+    manifestUrl: pathToFileURL(join(dir, `v${version}`, MANIFEST_NAME)).href,
+  });
+  return {
+    async latest(ark: string): Promise<StoreResult | undefined> {
+      const dir = objectDir(dataDir, ark);
+      const last = (await listVersions(dir)).at(-1);
+      return last === undefined ? undefined : resultOf(dir, last);
+    },
+    async store(request: StoreRequest): Promise<StoreResult> {
+      const dir = objectDir(dataDir, request.ark);
+      const result = (version: number): StoreResult => resultOf(dir, version);
+      await claimObjectDir(dir, request.ark);
+      await removeLeftovers(dir);
+      // Two rounds: a version renamed into place by someone else in between is re-examined once.
+      for (let round = 0; round < 2; round += 1) {
+        const last = (await listVersions(dir)).at(-1) ?? 0;
+        if (last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)) return result(last);
+        const sources = [{ root: request.workDir, files: request.files }];
+        if (await writeVersion(dir, last + 1, sources, request.signal)) return result(last + 1);
+      }
+      throw busy(request.ark);
+    },
+    async update(request: UpdateRequest): Promise<StoreResult> {
+      const dir = objectDir(dataDir, request.ark);
+      if ((await listVersions(dir)).length === 0) throw notStored(request.ark);
+      await claimObjectDir(dir, request.ark);
+      await removeLeftovers(dir);
+      for (let round = 0; round < 2; round += 1) {
+        const last = (await listVersions(dir)).at(-1) ?? 0;
+        const latest = await readVersionEntries(dir, last);
+        if (isUpdateApplied(latest, request.files, request.deletes)) return resultOf(dir, last);
+        const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
+        const sources = [
+          {
+            root: join(dir, `v${last}`),
+            files: plan.carried,
+            hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
+          },
+          { root: request.workDir, files: plan.added },
+        ];
+        if (await writeVersion(dir, last + 1, sources, request.signal)) return resultOf(dir, last + 1);
+      }
+      throw busy(request.ark);
+    },
+  };
+}
+
+function busy(ark: string): OutputError {
+  return new OutputError('STORAGE_FAILED', `${ark}: another writer keeps adding versions`, {
+    retryable: true,
+  });
+}
+
+function notStored(ark: string): OutputError {
+  return new OutputError(
+    'OBJECT_NOT_FOUND',
+    `update of ${ark}: no object with this ark is stored. An update names an existing object by its ` +
+      'primary id (or a local id it was stored under); submit it as a new object (submission_mode add) otherwise',
+  );
+}

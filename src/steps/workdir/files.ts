@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import type { Digest, DigestAlgorithm } from '../ingest-contracts.js';
+import { createDigester } from '../formats/digest.js';
+import { OutputError } from '../output-errors.js';
+
+/**
+ * File helpers of the output side. Every file another step or process may read is written to a
+ * temporary name in the same directory and renamed into place, so readers see the old content
+ * or the new one, never half of it, and a crash leaves at most a stray temporary file.
+ */
+
+/** Writes `data` to `path` atomically (temp file, fsync, rename). */
+export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const handle = await open(temp, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(temp, path);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+}
+
+/** Reads and parses a JSON file; undefined when it does not exist. */
+export async function readJsonIfPresent(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return JSON.parse(text) as unknown;
+}
+
+/** Digest and size of a file, streamed. */
+export async function digestFile(
+  path: string,
+  algorithm: DigestAlgorithm,
+  signal?: AbortSignal,
+): Promise<{ digest: Digest; size: number }> {
+  const hash = createDigester(algorithm);
+  let size = 0;
+  for await (const chunk of createReadStream(path, { signal })) {
+    hash.update(chunk as Buffer);
+    size += (chunk as Buffer).length;
+  }
+  return { digest: { algorithm, value: hash.digest() }, size };
+}
+
+/** Whether `path` is strictly below `root` (after resolving both). */
+export function isBelow(root: string, path: string): boolean {
+  const back = relative(resolve(root), resolve(path));
+  return back !== '' && back !== '..' && !back.startsWith(`..${sep}`) && !isAbsolute(back);
+}
+
+/** `root/rel`, refused unless it stays inside `root` (no `..`, no absolute paths). */
+export function resolveInside(root: string, rel: string): string {
+  const full = resolve(root, rel);
+  if (!isBelow(root, full) || rel.includes('\0')) {
+    throw new OutputError('WORKDIR_INVALID', `path ${JSON.stringify(rel)} leaves ${root}`);
+  }
+  return full;
+}
+
+const ARK = /^ark:\/?[A-Za-z0-9]+\/[\x21-\x7e]{1,240}$/;
+
+/**
+ * Refuses anything that is not `ark:/NAAN/name` in printable ASCII, or whose name has `.`/`..`
+ * segments: arks name directories of the local store and inventory.
+ */
+export function assertArk(ark: string): string {
+  const segments = ark.split('/');
+  if (!ARK.test(ark) || ark.includes('\\') || segments.some((s) => s === '.' || s === '..')) {
+    throw new OutputError('IDENTIFIER_INVALID', `${JSON.stringify(ark)} is not an ark (ark:/NAAN/name)`);
+  }
+  return ark;
+}
+
+/** The directory name of an object: the ark with `:` and `/` turned into `_` (as in `/locks`). */
+export function objectDirName(ark: string): string {
+  return assertArk(ark).replace(/[:/]/g, '_');
+}
