@@ -18,6 +18,7 @@ COPY bin ./bin
 COPY machines ./machines
 COPY otel ./otel
 COPY src ./src
+COPY ui ./ui
 # The default MRTQ_PROFILES_DIR is <app>/profiles.
 COPY profiles ./profiles
 

@@ -1,3 +1,5 @@
+import { packagePath } from './package-root.js';
+
 /**
  * Node flags the engine service runs with: `npm start`, the Dockerfile (as NODE_OPTIONS), and the
  * tests and benchmarks that start `mrtq serve` as a process. A test checks that they agree.
@@ -13,3 +15,18 @@
  * "Memory"). The bound the tests and the benchmark hold it to is 300 MB resident.
  */
 export const SERVE_NODE_FLAGS: readonly string[] = ['--max-old-space-size=1024'];
+
+/**
+ * The command that starts `mrtq serve` as a process, as the tests and benchmarks start it: this
+ * Node, {@link SERVE_NODE_FLAGS} and `nodeArgs` (an `--import` of a probe), then `bin/mrtq.js
+ * serve` with `args`.
+ */
+export function serveCommand(
+  args: readonly string[],
+  nodeArgs: readonly string[] = [],
+): { command: string; argv: string[] } {
+  return {
+    command: process.execPath,
+    argv: [...SERVE_NODE_FLAGS, ...nodeArgs, packagePath('bin', 'mrtq.js'), 'serve', ...args],
+  };
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { merrittJobLifecycle } from '../../machines/index.js';
 import { packagePath } from '../package-root.js';
 import { jobStateFolder } from '../queue/tree/paths.js';
-import { SERVE_NODE_FLAGS } from '../serve-flags.js';
+import { serveCommand } from '../serve-flags.js';
 import { outcomeStates } from '../telemetry/metrics-history.js';
 import type { ZkClient } from '../zk/index.js';
 import { freePort } from '../zk-server/free-port.js';
@@ -75,7 +75,7 @@ async function jobTransitions(base: string): Promise<number> {
 export async function jobsIn(zk: ZkClient, states: readonly string[]): Promise<number> {
   let sum = 0;
   for (const state of states)
-    sum += (await persist(`${state} count`, () => zk.exists(jobStateFolder(state))))?.numChildren ?? 0;
+    sum += (await persist(`${state} count`, () => zk.childCount(jobStateFolder(state)))) ?? 0;
   return sum;
 }
 
@@ -116,35 +116,21 @@ export function watchRss(pid: number): { stop(): number } {
 function spawnService(connectString: string, work: string, httpPort: number, tag: string): ChildProcess {
   const probe = join(work, 'loop-probe.mjs');
   writeFileSync(probe, LOOP_PROBE);
-  return spawn(
-    process.execPath,
-    [
-      ...SERVE_NODE_FLAGS,
-      '--import',
-      probe,
-      BIN,
-      'serve',
-      '--zk',
-      connectString,
-      '--steps',
-      'simulated',
-      '--sweep',
-      '0',
-      '--http-port',
-      String(httpPort),
-    ],
-    {
-      env: {
-        ...process.env,
-        ZK_CONNECT: '',
-        LOG_LEVEL: 'info',
-        OTEL_EXPORTER_OTLP_ENDPOINT: '',
-        MRTQ_CLEANUP_INTERVAL_MS: '0',
-        MRTQ_LOOP_PROBE: join(work, `${tag}-loop.jsonl`),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const serve = serveCommand(
+    ['--zk', connectString, '--steps', 'simulated', '--sweep', '0', '--http-port', String(httpPort)],
+    ['--import', probe],
   );
+  return spawn(serve.command, serve.argv, {
+    env: {
+      ...process.env,
+      ZK_CONNECT: '',
+      LOG_LEVEL: 'info',
+      OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      MRTQ_CLEANUP_INTERVAL_MS: '0',
+      MRTQ_LOOP_PROBE: join(work, `${tag}-loop.jsonl`),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /**

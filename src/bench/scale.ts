@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { SERVE_NODE_FLAGS } from '../serve-flags.js';
+import { serveCommand } from '../serve-flags.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { createBatch } from '../queue/batches/create.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { createJobs, type JobSpec } from '../queue/jobs/create.js';
-import { packagePath } from '../package-root.js';
 import { persist } from './retry.js';
-
-const BIN = packagePath('bin', 'mrtq.js');
 
 /** Resident set size of a process in MB (Linux /proc), or NaN when it cannot be read. */
 export function rssMb(pid: number): number {
@@ -96,29 +93,23 @@ export async function engineAtScale(
   settleMs = 5000,
 ): Promise<ScaleResult> {
   const spawned = performance.now();
-  const child = spawn(
-    process.execPath,
-    [
-      ...SERVE_NODE_FLAGS,
-      BIN,
-      'serve',
-      '--zk',
-      connectString,
-      '--steps',
-      'simulated',
-      '--states',
-      'pending',
-      '--no-http',
-      '--sweep',
-      '0',
-      '--ledger',
-      ledgerFile,
-    ],
-    {
-      env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const serve = serveCommand([
+    '--zk',
+    connectString,
+    '--steps',
+    'simulated',
+    '--states',
+    'pending',
+    '--no-http',
+    '--sweep',
+    '0',
+    '--ledger',
+    ledgerFile,
+  ]);
+  const child = spawn(serve.command, serve.argv, {
+    env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   let runningAt: number | undefined;
   /** When the service began starting (its first log line's time): connecting, listing, acquiring follow. */

@@ -51,7 +51,7 @@ export async function batchWorkNow(zk: ZkClient): Promise<Map<BatchWork, string[
         // Only an expanded processing batch depends on its folder: the rest need no read.
         const waitsOnJobs = status !== undefined && batchWorkOf(bid, status, true) === 'report';
         const empty = waitsOnJobs
-          ? ((await zk.exists(batchFolderPath(bid, 'batch-processing')))?.numChildren ?? 0) === 0
+          ? ((await zk.childCount(batchFolderPath(bid, 'batch-processing'))) ?? 0) === 0
           : true;
         const work = status ? batchWorkOf(bid, status, empty) : undefined;
         if (work) byWork.get(work)!.push(bid);

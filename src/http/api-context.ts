@@ -3,7 +3,7 @@ import type { SessionState } from '../zk/index.js';
 import type { ApiContext, HttpApiDeps } from './deps.js';
 import { Counters } from '../telemetry/prometheus.js';
 import { createTransitionFeed } from '../streams/transition-feed.js';
-import { EventFanout } from './event-fanout.js';
+import { EventFanout } from './events/fanout.js';
 
 /** Counters this process keeps; declared up front so `/metrics` always lists them. */
 function declareCounters(): Counters {

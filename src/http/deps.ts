@@ -7,7 +7,7 @@ import type { SessionState } from '../zk/index.js';
 import type { MetricsProvider } from '../telemetry/prometheus.js';
 import type { Counters } from '../telemetry/prometheus.js';
 import type { MetricsHistory } from '../telemetry/metrics-history.js';
-import type { EventFanout } from './event-fanout.js';
+import type { EventFanout } from './events/fanout.js';
 import type { JsonSchema } from './schemas.js';
 
 /** What the API reads of an engine running in the same process (for metrics). */

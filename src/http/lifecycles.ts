@@ -6,7 +6,7 @@ import {
   type JobLifecycle,
   type TableEdge,
 } from '../../machines/index.js';
-import { machineEdges } from './ui/machine-edges.js';
+import { machineEdges } from './dashboard/machine-edges.js';
 
 /** The lifecycles the dashboard draws: `job` is the running queue's, the others are Merritt's. */
 export const LIFECYCLE_NAMES = ['job', 'batch', 'access'] as const;

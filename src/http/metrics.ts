@@ -59,7 +59,7 @@ interface GaugeSpec {
 }
 
 async function childCount(queue: QueueContext, path: string): Promise<number> {
-  return (await queue.zk.exists(path))?.numChildren ?? 0;
+  return (await queue.zk.childCount(path)) ?? 0;
 }
 
 /**

@@ -1,7 +1,7 @@
 import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fastify/swagger';
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { RouteSpec } from './deps.js';
-import { EVENT_STREAM } from './events-route.js';
+import { EVENT_STREAM } from './events/route.js';
 import { errorBody, type JsonSchema } from './schemas.js';
 
 declare module 'fastify' {

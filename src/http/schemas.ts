@@ -428,7 +428,7 @@ export const lifecycleBody: JsonSchema = {
   },
 };
 
-/** `GET /batches/:id/timeline` (see src/http/ui/timeline.ts). */
+/** `GET /batches/:id/timeline` (see src/http/dashboard/timeline.ts). */
 export const timelineBody: JsonSchema = {
   type: 'object',
   required: ['bid', 'note', 'entries'],

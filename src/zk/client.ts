@@ -191,6 +191,14 @@ export class ZkClient {
     return stat ? toZkStat(stat) : undefined;
   }
 
+  /**
+   * How many children the node has, from its stat: one small reply, however many children (no
+   * list is read). Undefined when there is no node.
+   */
+  async childCount(path: string): Promise<number | undefined> {
+    return (await this.exists(path))?.numChildren;
+  }
+
   /** Child names (unsorted); `watch` fires once when a child is added or removed, or the node deleted. */
   getChildren(path: string, watch?: WatchCallback): Promise<string[]> {
     const watcher = this.watchers.adapt(watch);

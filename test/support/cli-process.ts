@@ -1,6 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { SERVE_NODE_FLAGS } from '../../src/serve-flags.js';
+import { serveCommand } from '../../src/serve-flags.js';
 import type { CliResult } from './run-cli.js';
 
 const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
@@ -41,7 +41,8 @@ export interface ServeProcess {
 
 /** Starts `mrtq serve` in `cwd` and resolves once it prints its dashboard line. */
 export async function startServeIn(cwd: string, args: string[], env: Record<string, string>) {
-  const proc = spawn(process.execPath, [...SERVE_NODE_FLAGS, BIN, 'serve', ...args], {
+  const command = serveCommand(args);
+  const proc = spawn(command.command, command.argv, {
     cwd,
     env: userEnv({ LOG_LEVEL: 'info', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

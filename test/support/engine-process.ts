@@ -1,10 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { LedgerEntry } from '../../src/engine/ledger.js';
-import { SERVE_NODE_FLAGS } from '../../src/serve-flags.js';
-
-const BIN = join(import.meta.dirname, '..', '..', 'bin', 'mrtq.js');
+import { serveCommand } from '../../src/serve-flags.js';
 
 export interface EngineProcess {
   proc: ChildProcess;
@@ -53,17 +50,8 @@ export function spawnEngineProcess(
   const steps = args.includes('--steps') ? [] : ['--steps', 'simulated'];
   // Many engines share this machine: each takes a free HTTP port.
   if (!args.includes('--http-port') && !args.includes('--no-http')) steps.push('--http-port', '0');
-  const [command, ...argv] = [
-    ...commandPrefix,
-    process.execPath,
-    ...SERVE_NODE_FLAGS,
-    BIN,
-    'serve',
-    '--zk',
-    connectString,
-    ...steps,
-    ...args,
-  ];
+  const serve = serveCommand(['--zk', connectString, ...steps, ...args]);
+  const [command, ...argv] = [...commandPrefix, serve.command, ...serve.argv];
   const proc = spawn(command!, argv, {
     env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -48,9 +48,7 @@ export interface BatchJobCounts {
  */
 export async function countBatchJobs(ctx: QueueContext, bid: string): Promise<BatchJobCounts> {
   const [processing = 0, completed = 0, failed = 0, deleted = 0] = await Promise.all(
-    BATCH_FOLDERS.map(
-      async (folder) => (await ctx.zk.exists(batchFolderPath(bid, folder)))?.numChildren ?? 0,
-    ),
+    BATCH_FOLDERS.map(async (folder) => (await ctx.zk.childCount(batchFolderPath(bid, folder))) ?? 0),
   );
   return { processing, completed, failed, deleted };
 }

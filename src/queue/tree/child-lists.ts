@@ -67,7 +67,7 @@ function sizeOf(folder: Folder, children: number, limitBytes: number): ChildList
 
 async function childCount(ctx: QueueContext, path: string): Promise<number | undefined> {
   try {
-    return (await ctx.zk.exists(path))?.numChildren;
+    return await ctx.zk.childCount(path);
   } catch (err) {
     if (isZkError(err, 'NO_NODE')) return undefined;
     throw err;

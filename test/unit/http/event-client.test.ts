@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EventClient } from '../../../src/http/event-client.js';
-import { EventLog } from '../../../src/http/event-log.js';
+import { EventClient } from '../../../src/http/events/client.js';
+import { EventLog } from '../../../src/http/events/log.js';
 import { fakeSink } from './fake-sink.js';
 
 /** A client joined to a fresh log, `ready` first; `add` appends a piece and lets the client catch up. */

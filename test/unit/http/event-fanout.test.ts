@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { EventClient } from '../../../src/http/event-client.js';
-import { EventFanout } from '../../../src/http/event-fanout.js';
+import { EventClient } from '../../../src/http/events/client.js';
+import { EventFanout } from '../../../src/http/events/fanout.js';
 import type { FeedListener, TransitionFeed } from '../../../src/streams/transition-feed.js';
 import type { Transition } from '../../../src/streams/transition-tracker.js';
 import { fakeSink } from './fake-sink.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EventLog } from '../../../src/http/event-log.js';
+import { EventLog } from '../../../src/http/events/log.js';
 
 describe('EventLog: the frames of /events kept once for every client', () => {
   it('numbers pieces and knows the byte offset of each', () => {

@@ -1,4 +1,4 @@
-import type { EventSink } from '../../../src/http/event-client.js';
+import type { EventSink } from '../../../src/http/events/client.js';
 
 /**
  * A response whose operating system takes `absorbs` bytes, then nothing until `take()`: the rest

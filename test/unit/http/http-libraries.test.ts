@@ -8,7 +8,7 @@ import { merrittJobLifecycle } from '../../../machines/index.js';
 import { openApiRoute, serveRoutes } from '../../../src/http/app.js';
 import type { RouteSpec } from '../../../src/http/deps.js';
 import { createHttpApi } from '../../../src/http/index.js';
-import { UI_DIR } from '../../../src/http/routes-ui.js';
+import { UI_DIR } from '../../../src/http/routes/ui.js';
 import { packageRoot } from '../../../src/package-root.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import type { ProfileStore } from '../../../src/steps/formats/profiles/profiles.js';
@@ -159,6 +159,6 @@ describe('bearer auth (@fastify/bearer-auth) and the dashboard files (@fastify/s
   });
 
   it('finds the folder from the package root, so a build in dist/ serves the same files', () => {
-    expect(UI_DIR).toBe(join(packageRoot(), 'src', 'http', 'ui', 'static'));
+    expect(UI_DIR).toBe(join(packageRoot(), 'ui'));
   });
 });

@@ -8,7 +8,7 @@ import {
   basicCredentialsOf,
   hashPassword,
   parseCredentials,
-} from '../../../src/http/merritt-basic-auth.js';
+} from '../../../src/http/merritt/basic-auth.js';
 
 /** The one-liner of docs/http.md ("HTTP basic credentials"), the password on stdin. */
 const ONE_LINER =

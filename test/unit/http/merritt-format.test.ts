@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { excDocument, MerrittError, merrittErrorOf } from '../../../src/http/merritt-exc.js';
-import { errorForm, merrittDate, renderState, requestedForm } from '../../../src/http/merritt-format.js';
-import { batchStateDocument } from '../../../src/http/merritt-states.js';
+import { excDocument, MerrittError, merrittErrorOf } from '../../../src/http/merritt/exc.js';
+import { errorForm, merrittDate, renderState, requestedForm } from '../../../src/http/merritt/format.js';
+import { batchStateDocument } from '../../../src/http/merritt/states.js';
 import { HttpProblem } from '../../../src/http/errors.js';
 
 const batch = batchStateDocument({

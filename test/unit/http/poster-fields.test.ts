@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MerrittError } from '../../../src/http/merritt-exc.js';
+import { MerrittError } from '../../../src/http/merritt/exc.js';
 import {
   kindOfFormType,
   pathObjectId,
   posterSubmission,
   readPosterFields,
   type PosterContext,
-} from '../../../src/http/routes-poster-fields.js';
+} from '../../../src/http/merritt/poster-fields.js';
 
 const form = (fields: Record<string, string>) => new Map(Object.entries(fields));
 const context: PosterContext = {

@@ -7,7 +7,7 @@ import {
   type BatchState,
   type JobState,
 } from '../../../machines/index.js';
-import { allowedBatchActions, allowedJobActions } from '../../../src/http/ui/allowed-actions.js';
+import { allowedBatchActions, allowedJobActions } from '../../../src/http/dashboard/allowed-actions.js';
 
 const job = (status: JobState, lastSuccessfulStatus: JobState | null = null) => ({
   ...createJobContext({ jobId: 'jid1', batchId: 'bid1', lastSuccessfulStatus }),

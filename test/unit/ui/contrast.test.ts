@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { UI_DIR } from '../../../src/http/routes-ui.js';
+import { UI_DIR } from '../../../src/http/routes/ui.js';
 
 /** The `--name: #rrggbb` custom properties of the stylesheet's :root. */
 function palette(): Map<string, string> {

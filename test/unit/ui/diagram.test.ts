@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lifecycles, lifecycleNames } from '../../../machines/index.js';
-import { layoutDiagram, NODE_HEIGHT, NODE_WIDTH } from '../../../src/http/ui/diagram-layout.js';
-import { escapeXml, renderDiagram } from '../../../src/http/ui/diagram-svg.js';
+import { layoutDiagram, NODE_HEIGHT, NODE_WIDTH } from '../../../src/http/dashboard/diagram-layout.js';
+import { escapeXml, renderDiagram } from '../../../src/http/dashboard/diagram-svg.js';
 import { MERRITT_HAPPY_PATH } from '../../support/lifecycle-paths.js';
 
 const layouts = lifecycleNames.map((name) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { deriveTimeline, TIMELINE_NOTE } from '../../../src/http/ui/timeline.js';
+import { deriveTimeline, TIMELINE_NOTE } from '../../../src/http/dashboard/timeline.js';
 
 describe("a batch's timeline derived from stored timestamps", () => {
   it('orders the submission, the last status write of each job, the report and the batch, oldest first', () => {

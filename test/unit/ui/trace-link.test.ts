@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { traceLink } from '../../../src/http/ui/trace-link.js';
+import { traceLink } from '../../../src/http/dashboard/trace-link.js';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACEPARENT = `00-${TRACE}-00f067aa0ba902b7-01`;

@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { bearerGuard } from './auth.js';
-import { HttpProblem } from './errors.js';
-import { basicCredentialsOf, type BasicCredentials } from './merritt-basic-auth.js';
-import { MerrittError } from './merritt-exc.js';
+import { bearerGuard } from '../auth.js';
+import { HttpProblem } from '../errors.js';
+import { basicCredentialsOf, type BasicCredentials } from './basic-auth.js';
+import { MerrittError } from './exc.js';
 
 type Guard = (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
 

@@ -1,12 +1,12 @@
-import { parseDigest } from '../steps/formats/digest.js';
+import { parseDigest } from '../../steps/formats/digest.js';
 import {
   BATCH_KINDS,
   SUBMISSION_KINDS,
   submissionKindOf,
   type SubmissionKind,
-} from '../steps/batch/submission-kinds.js';
-import type { Submission } from '../queue/tree/records.js';
-import { MerrittError } from './merritt-exc.js';
+} from '../../steps/batch/submission-kinds.js';
+import type { Submission } from '../../queue/tree/records.js';
+import { MerrittError } from './exc.js';
 
 /**
  * The fields of Merritt's submission form, as mrt-ingest's `JerseyBase.getFormData` reads them,

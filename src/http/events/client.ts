@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
-import type { EventLog, EventPosition } from './event-log.js';
+import type { EventLog, EventPosition } from './log.js';
 
-export { DEFAULT_EVENTS_BUFFER_BYTES } from '../config/config.js';
+export { DEFAULT_EVENTS_BUFFER_BYTES } from '../../config/config.js';
 
 /** What an event client writes to: a ServerResponse (a fake one in unit tests). */
 export type EventSink = Pick<

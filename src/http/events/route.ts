@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { DEFAULT_EVENTS_BUFFER_BYTES, EventClient } from './event-client.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { DEFAULT_EVENTS_BUFFER_BYTES, EventClient } from './client.js';
 
 /** The content type of streaming routes: they need the token when one is configured (see streamGuard). */
 export const EVENT_STREAM = 'text/event-stream';

@@ -1,5 +1,5 @@
-import { toHttpError } from './errors.js';
-import type { StateDocument } from './merritt-format.js';
+import { toHttpError } from '../errors.js';
+import type { StateDocument } from './format.js';
 
 /**
  * Merritt's error answers: mrt-core's `TException` as its XML formatter writes it (mrt-core2

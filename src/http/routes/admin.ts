@@ -1,12 +1,19 @@
-import { holdBatch, releaseBatch, updateReport, deleteBatch } from '../admin/batches.js';
-import { releaseCollection } from '../admin/collections.js';
-import { deleteJob, failJob, holdJob, releaseJob, requeueJob, type RequeueOptions } from '../admin/jobs.js';
-import type { QueueContext } from '../queue/tree/context.js';
-import { QueueError } from '../queue/tree/errors.js';
-import type { QueueName } from '../queue/tree/paths.js';
-import { holdCollection, pauseQueue, resumeQueue } from '../queue/locks/queue-pause.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { actionBody, anyObject, params, type ActionBody } from './schemas.js';
+import { holdBatch, releaseBatch, updateReport, deleteBatch } from '../../admin/batches.js';
+import { releaseCollection } from '../../admin/collections.js';
+import {
+  deleteJob,
+  failJob,
+  holdJob,
+  releaseJob,
+  requeueJob,
+  type RequeueOptions,
+} from '../../admin/jobs.js';
+import type { QueueContext } from '../../queue/tree/context.js';
+import { QueueError } from '../../queue/tree/errors.js';
+import type { QueueName } from '../../queue/tree/paths.js';
+import { holdCollection, pauseQueue, resumeQueue } from '../../queue/locks/queue-pause.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { actionBody, anyObject, params, type ActionBody } from '../schemas.js';
 
 type Act = (queue: QueueContext, id: string, options: RequeueOptions) => Promise<unknown>;
 

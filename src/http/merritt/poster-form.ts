@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
 import type {} from '@fastify/multipart';
-import { MerrittError } from './merritt-exc.js';
-import type { StagedUpload } from './upload-store.js';
+import { MerrittError } from './exc.js';
+import type { StagedUpload } from '../routes/upload-store.js';
 
 /** A Merritt submission form as read: its text fields, and its one file, staged on disk. */
 export interface PosterForm {

@@ -1,8 +1,8 @@
-import type { ApiContext, RouteSpec } from './deps.js';
-import { HttpProblem } from './errors.js';
-import { metricsText } from './metrics.js';
-import { PROMETHEUS_CONTENT_TYPE } from '../telemetry/prometheus.js';
-import type { JsonSchema } from './schemas.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { HttpProblem } from '../errors.js';
+import { metricsText } from '../metrics.js';
+import { PROMETHEUS_CONTENT_TYPE } from '../../telemetry/prometheus.js';
+import type { JsonSchema } from '../schemas.js';
 
 const statusProperties = { status: { type: 'string' }, session: { type: 'string' } };
 

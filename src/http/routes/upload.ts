@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
-import { createBatch, type CreatedBatch } from '../queue/batches/create.js';
-import { loadBatch } from '../queue/batches/load.js';
-import { isQueueError, type QueueError } from '../queue/tree/errors.js';
-import type { Submission } from '../queue/tree/records.js';
-import { withCallerContext } from '../telemetry/trace-context.js';
-import { parseCheckm } from '../steps/formats/checkm.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { HttpProblem } from './errors.js';
-import { submitted, uploadQuery, type UploadQuery } from './schemas.js';
+import { createBatch, type CreatedBatch } from '../../queue/batches/create.js';
+import { loadBatch } from '../../queue/batches/load.js';
+import { isQueueError, type QueueError } from '../../queue/tree/errors.js';
+import type { Submission } from '../../queue/tree/records.js';
+import { withCallerContext } from '../../telemetry/trace-context.js';
+import { parseCheckm } from '../../steps/formats/checkm.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { HttpProblem } from '../errors.js';
+import { submitted, uploadQuery, type UploadQuery } from '../schemas.js';
 import { uploadFile, type UploadFile } from './upload-store.js';
 
 /** Whether the batch that holds the uuid uses `file` as its payload (it may, being the same bytes). */

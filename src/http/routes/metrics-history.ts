@@ -2,11 +2,11 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import type { QueueContext } from '../queue/tree/context.js';
-import { jobStateFolder } from '../queue/tree/paths.js';
-import { HISTORY_RETAIN_MS, type MetricsHistory } from '../telemetry/metrics-history.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import type { JsonSchema } from './schemas.js';
+import type { QueueContext } from '../../queue/tree/context.js';
+import { jobStateFolder } from '../../queue/tree/paths.js';
+import { HISTORY_RETAIN_MS, type MetricsHistory } from '../../telemetry/metrics-history.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import type { JsonSchema } from '../schemas.js';
 
 /** The chart library's files the dashboard loads, served from the installed package (no CDN). */
 const VENDOR_FILES = new Set(['uPlot.iife.min.js', 'uPlot.min.css']);
@@ -26,7 +26,7 @@ export async function jobDepths(queue: QueueContext): Promise<Record<string, num
   const { lifecycle } = queue;
   const counts = await Promise.all(
     lifecycle.states.map(
-      async (state) => (await queue.zk.exists(jobStateFolder(lifecycle.folderOf(state))))?.numChildren ?? 0,
+      async (state) => (await queue.zk.childCount(jobStateFolder(lifecycle.folderOf(state)))) ?? 0,
     ),
   );
   return Object.fromEntries(lifecycle.states.map((state, i) => [state, counts[i] ?? 0]));

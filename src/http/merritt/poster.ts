@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { pathToFileURL } from 'node:url';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEFAULT_UPLOAD_MAX_BYTES } from '../config/config.js';
-import { IntakeError } from '../steps/intake-errors.js';
-import { GUESS_HEAD_BYTES, guessSubmissionKind } from '../steps/batch/submission-guess.js';
-import type { SubmissionKind } from '../steps/batch/submission-kinds.js';
-import { withCallerContext } from '../telemetry/trace-context.js';
-import { withoutToken } from './auth.js';
-import type { ApiContext } from './deps.js';
-import { basicCredentials } from './merritt-basic-auth.js';
-import { excDocument, merrittErrorOf, MerrittError } from './merritt-exc.js';
+import { DEFAULT_UPLOAD_MAX_BYTES } from '../../config/config.js';
+import { IntakeError } from '../../steps/intake-errors.js';
+import { GUESS_HEAD_BYTES, guessSubmissionKind } from '../../steps/batch/submission-guess.js';
+import type { SubmissionKind } from '../../steps/batch/submission-kinds.js';
+import { withCallerContext } from '../../telemetry/trace-context.js';
+import { withoutToken } from '../auth.js';
+import type { ApiContext } from '../deps.js';
+import { basicCredentials } from './basic-auth.js';
+import { excDocument, merrittErrorOf, MerrittError } from './exc.js';
 import {
   errorForm,
   isRenderedForm,
@@ -19,19 +19,14 @@ import {
   RENDERED_FORMS,
   type RenderedForm,
   type StateDocument,
-} from './merritt-format.js';
-import { batchStateDocument } from './merritt-states.js';
-import { posterGuard } from './routes-poster-auth.js';
-import {
-  pathObjectId,
-  posterSubmission,
-  readPosterFields,
-  type PosterFields,
-} from './routes-poster-fields.js';
-import { readPosterForm, type PosterForm } from './routes-poster-form.js';
-import { serviceStateRoute } from './routes-poster-state.js';
-import { submitUpload } from './routes-upload.js';
-import { stageUpload } from './upload-store.js';
+} from './format.js';
+import { batchStateDocument } from './states.js';
+import { posterGuard } from './poster-auth.js';
+import { pathObjectId, posterSubmission, readPosterFields, type PosterFields } from './poster-fields.js';
+import { readPosterForm, type PosterForm } from './poster-form.js';
+import { serviceStateRoute } from './poster-state.js';
+import { submitUpload } from '../routes/upload.js';
+import { stageUpload } from '../routes/upload-store.js';
 
 /** The longest field a form may have (a long `erc` or `note`), and how many fields. */
 const FIELD_BYTES = 1024 * 1024;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createBatch } from '../queue/batches/create.js';
-import { withCallerContext } from '../telemetry/trace-context.js';
-import { QueueError } from '../queue/tree/errors.js';
+import { createBatch } from '../../queue/batches/create.js';
+import { withCallerContext } from '../../telemetry/trace-context.js';
+import { QueueError } from '../../queue/tree/errors.js';
 import {
   listBatches,
   listJobs,
@@ -11,14 +11,14 @@ import {
   type JobFilter,
   type Listing,
   type Page,
-} from '../views/listing/listing.js';
-import type { SortKey, SortOrder } from '../views/listing/sort.js';
-import { batchProgress } from '../views/rollups/batches.js';
-import type { Submission } from '../queue/tree/records.js';
-import { parseDigest } from '../steps/formats/digest.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { HttpProblem } from './errors.js';
-import { uploadRoute } from './routes-upload.js';
+} from '../../views/listing/listing.js';
+import type { SortKey, SortOrder } from '../../views/listing/sort.js';
+import { batchProgress } from '../../views/rollups/batches.js';
+import type { Submission } from '../../queue/tree/records.js';
+import { parseDigest } from '../../steps/formats/digest.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { HttpProblem } from '../errors.js';
+import { uploadRoute } from './upload.js';
 import {
   anyObject,
   batchList,
@@ -30,7 +30,7 @@ import {
   submitBody,
   submitted,
   type SubmitBody,
-} from './schemas.js';
+} from '../schemas.js';
 
 /** Default page size of the lists. */
 export const DEFAULT_LIMIT = 50;

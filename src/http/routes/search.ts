@@ -1,7 +1,7 @@
-import { SearchIndex } from '../views/search/item-index.js';
-import { DEFAULT_SEARCH_LIMIT, searchQueue } from '../views/search/search.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { searchQuery, searchResult } from './schemas.js';
+import { SearchIndex } from '../../views/search/item-index.js';
+import { DEFAULT_SEARCH_LIMIT, searchQueue } from '../../views/search/search.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { searchQuery, searchResult } from '../schemas.js';
 
 /**
  * `GET /search?q=`: a batch or job by jid, bid, batch uuid, ARK, local id or title prefix. The

@@ -4,8 +4,8 @@ import { link, mkdir, open, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { checkSafeId } from '../queue/tree/safe-id.js';
-import { HttpProblem } from './errors.js';
+import { checkSafeId } from '../../queue/tree/safe-id.js';
+import { HttpProblem } from '../errors.js';
 
 /**
  * An upload's place in the upload directory. The name carries a digest of the bytes

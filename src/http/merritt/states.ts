@@ -1,4 +1,4 @@
-import { merrittDate, type StateDocument, type StateNode } from './merritt-format.js';
+import { merrittDate, type StateDocument, type StateNode } from './format.js';
 
 /**
  * The state documents Merritt's ingest answers with, built as mrt-core's formatter builds them

@@ -2,9 +2,9 @@ import { createReadStream } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { INGEST_QUEUE_PATH } from '../steps/services/handoff/handoff.js';
-import { isInside, safeRelativePath } from '../steps/workdir/safe-path.js';
-import { HttpProblem } from './errors.js';
+import { INGEST_QUEUE_PATH } from '../../steps/services/handoff/handoff.js';
+import { isInside, safeRelativePath } from '../../steps/workdir/safe-path.js';
+import { HttpProblem } from '../errors.js';
 
 /** The folders of a working directory storage may read: the object's files and the engine's system files. */
 const SERVED_FOLDERS: ReadonlySet<string> = new Set(['producer', 'system']);

@@ -1,7 +1,7 @@
-import { runBulk } from '../admin/bulk/run.js';
-import { BULK_ACTIONS, type BulkAction, type BulkFilter } from '../admin/bulk/filter.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { bulkBody, bulkParams, bulkReport, type BulkBody } from './schemas.js';
+import { runBulk } from '../../admin/bulk/run.js';
+import { BULK_ACTIONS, type BulkAction, type BulkFilter } from '../../admin/bulk/filter.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { bulkBody, bulkParams, bulkReport, type BulkBody } from '../schemas.js';
 
 /** The filter keys the body carries, without the ones left out. */
 function filterOf(body: BulkBody): BulkFilter {

@@ -1,4 +1,4 @@
-import { escapeXml } from '../steps/formats/erc.js';
+import { escapeXml } from '../../steps/formats/erc.js';
 
 /**
  * Merritt's state documents (`bat:batchState`, `ing:ingestServiceState`, `exc:…`) as mrt-core's

@@ -1,18 +1,18 @@
-import { accessStates, type AccessState } from '../../machines/index.js';
+import { accessStates, type AccessState } from '../../../machines/index.js';
 import {
   ACCESS_QUEUE_NAMES,
   listAccess,
   showAccess,
   type AccessFilter,
   type AccessSummary,
-} from '../views/listing/access.js';
-import { cleanupAccess, deleteAccess, requeueAccess } from '../admin/access.js';
-import type { AdminOptions } from '../admin/lock.js';
-import type { AccessQueue } from '../../machines/index.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { DEFAULT_LIMIT } from './routes-items.js';
-import type { JsonSchema } from './schemas.js';
-import { allowedAccessActions } from './ui/allowed-actions.js';
+} from '../../views/listing/access.js';
+import { cleanupAccess, deleteAccess, requeueAccess } from '../../admin/access.js';
+import type { AdminOptions } from '../../admin/lock.js';
+import type { AccessQueue } from '../../../machines/index.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { DEFAULT_LIMIT } from './items.js';
+import type { JsonSchema } from '../schemas.js';
+import { allowedAccessActions } from '../dashboard/allowed-actions.js';
 
 /**
  * The access (assembly) queues: list and show requests, and mrt-admin's actions on them

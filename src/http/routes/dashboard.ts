@@ -1,16 +1,23 @@
-import { listEngines } from '../queue/tree/engines.js';
-import { QueueError } from '../queue/tree/errors.js';
-import { listJobs, showItem } from '../views/listing/listing.js';
-import { COLLECTION_LOCKS, QUEUE_NAMES } from '../queue/tree/paths.js';
-import type { MetricFamily } from '../telemetry/prometheus.js';
-import { isZkError } from '../zk/index.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { describeLifecycles, lifecycleViews, type LifecycleName } from './lifecycles.js';
-import { collectMetrics } from './metrics.js';
-import { engineList, lifecycleBody, lifecycleParams, overviewBody, params, timelineBody } from './schemas.js';
-import { layoutDiagram, type DiagramLayout } from './ui/diagram-layout.js';
-import { renderDiagram } from './ui/diagram-svg.js';
-import { deriveTimeline, TIMELINE_NOTE } from './ui/timeline.js';
+import { listEngines } from '../../queue/tree/engines.js';
+import { QueueError } from '../../queue/tree/errors.js';
+import { listJobs, showItem } from '../../views/listing/listing.js';
+import { COLLECTION_LOCKS, QUEUE_NAMES } from '../../queue/tree/paths.js';
+import type { MetricFamily } from '../../telemetry/prometheus.js';
+import { isZkError } from '../../zk/index.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { describeLifecycles, lifecycleViews, type LifecycleName } from '../lifecycles.js';
+import { collectMetrics } from '../metrics.js';
+import {
+  engineList,
+  lifecycleBody,
+  lifecycleParams,
+  overviewBody,
+  params,
+  timelineBody,
+} from '../schemas.js';
+import { layoutDiagram, type DiagramLayout } from '../dashboard/diagram-layout.js';
+import { renderDiagram } from '../dashboard/diagram-svg.js';
+import { deriveTimeline, TIMELINE_NOTE } from '../dashboard/timeline.js';
 
 /** Jobs a timeline reads at most (the largest page of `GET /jobs`). */
 export const TIMELINE_JOBS = 500;

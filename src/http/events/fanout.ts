@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { TransitionFeed } from '../streams/transition-feed.js';
-import type { EventClient } from './event-client.js';
-import { EventLog } from './event-log.js';
-import { eventId, parseEventId } from './event-ids.js';
+import type { TransitionFeed } from '../../streams/transition-feed.js';
+import type { EventClient } from './client.js';
+import { EventLog } from './log.js';
+import { eventId, parseEventId } from './ids.js';
 
 /** Frames of one turn of the event loop are sent together, in pieces of about this size. */
 const CHUNK_BYTES = 16 * 1024;

@@ -1,12 +1,12 @@
-import { batchTraceparent, loadBatch } from '../queue/batches/load.js';
-import { engineOfSession, listEngines, type EngineInfo } from '../queue/tree/engines.js';
-import { isQueueError } from '../queue/tree/errors.js';
-import type { ShownItem } from '../views/listing/listing.js';
-import { lockOwner } from '../queue/locks/lock.js';
-import { batchPath } from '../queue/tree/paths.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { allowedBatchActions, allowedJobActions } from './ui/allowed-actions.js';
-import { traceLink } from './ui/trace-link.js';
+import { batchTraceparent, loadBatch } from '../../queue/batches/load.js';
+import { engineOfSession, listEngines, type EngineInfo } from '../../queue/tree/engines.js';
+import { isQueueError } from '../../queue/tree/errors.js';
+import type { ShownItem } from '../../views/listing/listing.js';
+import { lockOwner } from '../../queue/locks/lock.js';
+import { batchPath } from '../../queue/tree/paths.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { allowedBatchActions, allowedJobActions } from '../dashboard/allowed-actions.js';
+import { traceLink } from '../dashboard/trace-link.js';
 
 type ShownJob = Extract<ShownItem, { kind: 'job' }>;
 type ShownBatch = Extract<ShownItem, { kind: 'batch' }>;

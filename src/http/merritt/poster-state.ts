@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { packagePath } from '../package-root.js';
-import { COLLECTION_LOCKS } from '../queue/tree/paths.js';
-import { isQueuePaused } from '../queue/locks/queue-pause.js';
-import { isZkError } from '../zk/index.js';
-import type { ApiContext } from './deps.js';
-import { MerrittError } from './merritt-exc.js';
-import { isRenderedForm, renderState, requestedForm, RENDERED_FORMS } from './merritt-format.js';
-import { serviceStateDocument } from './merritt-states.js';
+import { packagePath } from '../../package-root.js';
+import { COLLECTION_LOCKS } from '../../queue/tree/paths.js';
+import { isQueuePaused } from '../../queue/locks/queue-pause.js';
+import { isZkError } from '../../zk/index.js';
+import type { ApiContext } from '../deps.js';
+import { MerrittError } from './exc.js';
+import { isRenderedForm, renderState, requestedForm, RENDERED_FORMS } from './format.js';
+import { serviceStateDocument } from './states.js';
 
 let version: string | undefined;
 

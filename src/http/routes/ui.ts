@@ -1,14 +1,14 @@
 import { extname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { packagePath } from '../package-root.js';
+import { packagePath } from '../../package-root.js';
 
 /**
  * The dashboard's files: plain HTML, CSS and JavaScript modules, nothing fetched from elsewhere.
  * They are not compiled, so they are found from the package root, from the sources and from a
  * build (dist/) alike.
  */
-export const UI_DIR = packagePath('src', 'http', 'ui', 'static');
+export const UI_DIR = packagePath('ui');
 
 /**
  * Only this server's own files run or load: no inline script or style, no other origin. The

@@ -1,6 +1,6 @@
-import { computeRollups, ROLLUP_KEYS, type RollupKey } from '../views/rollups/rollups.js';
-import type { ApiContext, RouteSpec } from './deps.js';
-import { progressSchema, stateCounts, type JsonSchema } from './schemas.js';
+import { computeRollups, ROLLUP_KEYS, type RollupKey } from '../../views/rollups/rollups.js';
+import type { ApiContext, RouteSpec } from '../deps.js';
+import { progressSchema, stateCounts, type JsonSchema } from '../schemas.js';
 
 const count = { type: 'integer', minimum: 0 };
 const stateList = { type: 'array', items: { type: 'string' } };
