@@ -1,6 +1,7 @@
 /* global document, window, location, URLSearchParams, setTimeout */
 import { clearNotice } from './actions.js';
-import { h } from './dom.js';
+import { getLifecycles } from './api.js';
+import { h, learnCategories } from './dom.js';
 import { keepCurrent } from './live.js';
 import { clearToken, getToken, onTokenChange, setToken } from './token.js';
 import { renderAccess } from './view-access.js';
@@ -53,6 +54,9 @@ async function show(moveFocus) {
   const main = document.getElementById('main');
   const mine = ++generation;
   try {
+    // The states' colours come with the lifecycles (read once a page; a failure shows the page
+    // with every state coloured as working, and is read again at the next view).
+    learnCategories(await getLifecycles().catch(() => undefined));
     const view = await route.render(main, { id: match[1] ? decodeURIComponent(match[1]) : undefined, query });
     if (mine !== generation) return view?.dispose?.();
     current = view;

@@ -42,13 +42,22 @@ export function fill(container, ...children) {
   again?.focus();
 }
 
-/** How a state is coloured (the same categories as the diagrams). */
+/** Each state's colour category, as GET /lifecycle gives it (the same as the diagrams'). */
+const categories = new Map();
+
+/** Learns the states' categories from GET /lifecycle's answer. */
+export function learnCategories(lifecycles) {
+  for (const name of ['job', 'batch', 'access'])
+    for (const { state, category } of lifecycles?.[name]?.states ?? []) categories.set(state, category);
+}
+
+/**
+ * How a state is coloured. `invalid` is no state of a lifecycle: an item whose status cannot be
+ * read, shown as failed; a state not learnt (yet) as working.
+ */
 export function category(state) {
-  if (state === 'pending' || state === 'held') return 'wait';
-  if (state === 'completed') return 'ok';
-  if (state === 'failed' || state === 'invalid') return 'bad';
-  if (state === 'deleted') return 'gone';
-  return 'work';
+  if (state === 'invalid') return 'bad';
+  return categories.get(state) ?? 'work';
 }
 
 export function badge(state, id) {

@@ -7,6 +7,7 @@ import {
   type TableEdge,
 } from '../../machines/index.js';
 import { machineEdges } from './dashboard/machine-edges.js';
+import { stateCategory, type StateCategory } from './dashboard/state-roles.js';
 
 /** The lifecycles the dashboard draws: `job` is the running queue's, the others are Merritt's. */
 export const LIFECYCLE_NAMES = ['job', 'batch', 'access'] as const;
@@ -45,11 +46,26 @@ export function lifecycleViews(job: JobLifecycle): Readonly<Record<LifecycleName
   };
 }
 
-/** One job state as `GET /lifecycle` describes it. */
-export interface JobStateDescription {
+/**
+ * A state's roles, as `GET /lifecycle` gives them to clients (the dashboard colours and marks
+ * states with them, never by their names).
+ */
+export interface StateRoles {
+  /** No edge leaves it (read off the lifecycle's table). */
+  final: boolean;
+  /** How it is coloured: waiting, working, done, failed or gone. */
+  category: StateCategory;
+}
+
+/** One state of the batch or access lifecycle as `GET /lifecycle` describes it. */
+export interface StateDescription extends StateRoles {
   state: string;
   /** The status name ZooKeeper stores. */
   wire: string;
+}
+
+/** One job state as `GET /lifecycle` describes it. */
+export interface JobStateDescription extends StateDescription {
   /** The folder of its refs under `/jobs/states`. */
   folder: string;
   /** A step runs in it (a consumer serves it). */
@@ -61,14 +77,22 @@ export interface JobStateDescription {
 /** The answer of `GET /lifecycle`: the states of each lifecycle, in table order. */
 export interface LifecycleDescription {
   job: { initial: string; states: JobStateDescription[] };
-  batch: { states: { state: string; wire: string }[] };
-  access: { states: { state: string; wire: string }[] };
+  batch: { states: StateDescription[] };
+  access: { states: StateDescription[] };
 }
 
 /** What a client (the dashboard) needs to list, filter and label states without spelling them out. */
 export function describeLifecycles(job: JobLifecycle): LifecycleDescription {
-  const plain = (rows: readonly { state: string; wire: string }[]) =>
-    rows.map(({ state, wire }) => ({ state, wire }));
+  const views = lifecycleViews(job);
+  const rolesIn = (name: LifecycleName) => {
+    const leaving = new Set(views[name].table.map((edge) => edge.from));
+    return (state: string): StateRoles => ({ final: !leaving.has(state), category: stateCategory(state) });
+  };
+  const described = (name: LifecycleName, rows: readonly { state: string; wire: string }[]) => {
+    const roles = rolesIn(name);
+    return rows.map(({ state, wire }) => ({ state, wire, ...roles(state) }));
+  };
+  const jobRoles = rolesIn('job');
   return {
     job: {
       initial: job.initial,
@@ -77,13 +101,14 @@ export function describeLifecycles(job: JobLifecycle): LifecycleDescription {
         return {
           state,
           wire: job.wireName(state),
+          ...jobRoles(state),
           folder: job.folderOf(state),
           working: step !== undefined,
           ...(step !== undefined ? { step } : {}),
         };
       }),
     },
-    batch: { states: plain(batchStateTable) },
-    access: { states: plain(accessStateTable) },
+    batch: { states: described('batch', batchStateTable) },
+    access: { states: described('access', accessStateTable) },
   };
 }

@@ -391,10 +391,16 @@ const stateList = (item: JsonSchema): JsonSchema => ({
 });
 const namedState = {
   type: 'object',
-  required: ['state', 'wire'],
+  required: ['state', 'wire', 'final', 'category'],
   properties: {
     state: { type: 'string' },
     wire: { type: 'string', description: 'the status name ZooKeeper stores' },
+    final: { type: 'boolean', description: 'no edge leaves it' },
+    category: {
+      type: 'string',
+      enum: ['wait', 'work', 'ok', 'bad', 'gone'],
+      description: 'how it is coloured: waiting, working, done, failed or gone',
+    },
   },
 };
 
@@ -412,7 +418,7 @@ export const lifecycleBody: JsonSchema = {
           type: 'array',
           items: {
             type: 'object',
-            required: ['state', 'wire', 'folder', 'working'],
+            required: ['state', 'wire', 'final', 'category', 'folder', 'working'],
             properties: {
               ...namedState.properties,
               folder: { type: 'string', description: 'the folder of its refs under /jobs/states' },

@@ -1,4 +1,5 @@
 import { ZkTransactionError, isZkError, type Op, type ZkClient } from './index.js';
+import { TurnBatcher } from './turn-batcher.js';
 
 /** The most transitions one group holds: a group stays far below the request size limit. */
 const MAX_GROUP = 64;
@@ -23,31 +24,24 @@ interface Waiting {
  * whose answer was lost.
  */
 export class GroupCommit {
-  private waiting: Waiting[] = [];
+  private readonly batcher: TurnBatcher<Waiting>;
   /** Groups sent, and transitions in them: `transitions / groups` is the mean group size. */
   groups = 0;
   transitions = 0;
 
   constructor(
     private readonly zk: ZkClient,
-    private readonly maxGroup = MAX_GROUP,
-  ) {}
+    maxGroup = MAX_GROUP,
+  ) {
+    this.batcher = new TurnBatcher<Waiting>(
+      (group) => void this.send(group),
+      [{ of: () => 1, max: maxGroup }],
+    );
+  }
 
   /** Resolves once `ops` are committed (with others' or alone); rejects as `zk.multi(ops)` would. */
   commit(ops: Op[]): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.waiting.push({ ops, resolve, reject });
-      // Everything that becomes ready in this turn (one socket read answers many requests)
-      // joins the group; it leaves before the next turn's I/O.
-      if (this.waiting.length === 1) setImmediate(() => this.flush());
-    });
-  }
-
-  private flush(): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    for (let i = 0; i < waiting.length; i += this.maxGroup)
-      void this.send(waiting.slice(i, i + this.maxGroup));
+    return new Promise<void>((resolve, reject) => this.batcher.add({ ops, resolve, reject }));
   }
 
   private async send(group: Waiting[]): Promise<void> {

@@ -7,6 +7,7 @@
  * a pass through the server's pipeline and a promise settled), so an engine whose acquisitions
  * read each job's nodes (one multiRead a job) reads several jobs for about the price of one.
  */
+import { TurnBatcher } from './turn-batcher.js';
 
 /** One caller's paths and how to answer it. */
 interface Waiting<R> {
@@ -24,7 +25,7 @@ const MAX_PATHS = 512;
 const MAX_BYTES = 128 * 1024;
 
 export class ReadBatch<R> {
-  private waiting: Array<Waiting<R>> = [];
+  private readonly batcher: TurnBatcher<Waiting<R>>;
   /** Requests sent, and callers answered by them: `callers / requests` is the mean merge. */
   requests = 0;
   callers = 0;
@@ -35,39 +36,23 @@ export class ReadBatch<R> {
    */
   constructor(
     private readonly send: (paths: readonly string[]) => Promise<R[] | null>,
-    private readonly limits = { paths: MAX_PATHS, bytes: MAX_BYTES },
-  ) {}
+    limits = { paths: MAX_PATHS, bytes: MAX_BYTES },
+  ) {
+    this.batcher = new TurnBatcher<Waiting<R>>(
+      (group) => void this.sendGroup(group),
+      [
+        { of: (w) => w.paths.length, max: limits.paths },
+        { of: (w) => w.bytes, max: limits.bytes },
+      ],
+    );
+  }
 
   /** Resolves with one result per path, in order; rejects as the request carrying them would. */
   read(paths: readonly string[]): Promise<R[] | null> {
     return new Promise<R[] | null>((resolve, reject) => {
       const bytes = paths.reduce((sum, path) => sum + path.length + 8, 0);
-      this.waiting.push({ paths, bytes, resolve, reject });
-      if (this.waiting.length === 1) setImmediate(() => this.flush());
+      this.batcher.add({ paths, bytes, resolve, reject });
     });
-  }
-
-  private flush(): void {
-    const waiting = this.waiting;
-    this.waiting = [];
-    let group: Array<Waiting<R>> = [];
-    let paths = 0;
-    let bytes = 0;
-    for (const w of waiting) {
-      if (
-        group.length > 0 &&
-        (paths + w.paths.length > this.limits.paths || bytes + w.bytes > this.limits.bytes)
-      ) {
-        void this.sendGroup(group);
-        group = [];
-        paths = 0;
-        bytes = 0;
-      }
-      group.push(w);
-      paths += w.paths.length;
-      bytes += w.bytes;
-    }
-    if (group.length > 0) void this.sendGroup(group);
   }
 
   private async sendGroup(group: ReadonlyArray<Waiting<R>>): Promise<void> {

@@ -1,13 +1,5 @@
 import { NODE_HEIGHT, NODE_WIDTH, type DiagramLayout, type LayoutNode } from './diagram-layout.js';
-
-/** How a state is coloured: waiting, working, done, failed or gone. */
-export function stateCategory(state: string): 'wait' | 'work' | 'ok' | 'bad' | 'gone' {
-  if (state === 'pending' || state === 'held') return 'wait';
-  if (state === 'completed') return 'ok';
-  if (state === 'failed') return 'bad';
-  if (state === 'deleted') return 'gone';
-  return 'work';
-}
+import { stateCategory } from './state-roles.js';
 
 /** Text for XML content and attribute values. */
 export function escapeXml(text: string): string {

@@ -269,6 +269,8 @@ describe('a job lifecycle defined outside machines/ (Merritt’s plus scanning) 
     expect(lifecycle.body.job.states.find((s) => s.state === 'scanning')).toEqual({
       state: 'scanning',
       wire: 'Scanning',
+      final: false,
+      category: 'work',
       folder: 'scanning',
       working: true,
       step: 'scan',

@@ -124,9 +124,12 @@ describe.skipIf(browserMissing())(
       await page.screenshot({ path: join(SCREENSHOTS, 'overview.png'), fullPage: true });
       // …and ends in completed, counted on the diagram too.
       await expect.poll(() => jobCount('completed'), { timeout: 20_000 }).toBe(3);
-      await page
-        .locator(`#recent-batches tr[data-bid="${completedBatch}"] .badge`, { hasText: 'completed' })
-        .waitFor();
+      const badge = page.locator(`#recent-batches tr[data-bid="${completedBatch}"] .badge`, {
+        hasText: 'completed',
+      });
+      await badge.waitFor();
+      // Coloured by the category GET /lifecycle gives the state (the page names no state's colour).
+      expect(await badge.getAttribute('class')).toBe('badge badge--ok');
       expect(await page.locator('#diagram-job [data-count-for="completed"]').textContent()).toBe('3');
       expect(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
       // This process registered itself: it is listed with what it serves.
