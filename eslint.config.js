@@ -21,12 +21,12 @@ const LAYERS = [
     'package-root': ['src/package-root.ts'],
     'serve-flags': ['src/serve-flags.ts'],
   },
+  // The one reader of process.env and config files, and the settings' types: it imports leaves only.
+  { config: ['src/config/**'] },
   { zk: ['src/zk/**'] },
   { queue: ['src/queue/**'] },
   { streams: ['src/streams/**'] },
   { steps: ['src/steps/**'] },
-  // The one reader of process.env; it needs only the step contracts' settings types.
-  { config: ['src/config/**'] },
   { engine: ['src/engine/**'] },
   // What operators read and do, above the engine: the engine and the steps never import them.
   { doctor: ['src/doctor/**'] },

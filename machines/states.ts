@@ -29,6 +29,17 @@ export interface StateRow<S extends string = string> {
    * read the hand-off nodes) run it anywhere.
    */
   readonly needsPayload?: true;
+  /**
+   * Cleanup removes an item in this state once it is older than the retention period (batches
+   * and access requests: completed and deleted; an access request's completed is no final state,
+   * Merritt's storage may still delete it, but it is done with).
+   */
+  readonly cleanedUp?: true;
+}
+
+/** The states of `table` cleanup removes items in (its `cleanedUp` rows). */
+export function cleanedUpStates(table: readonly StateRow[]): ReadonlySet<string> {
+  return new Set(table.filter((row) => row.cleanedUp).map((row) => row.state));
 }
 
 /** A Merritt service beside ingest that takes jobs from a state of its own. */
@@ -62,10 +73,10 @@ export const batchStateTable = [
   { state: 'held', wire: 'Held' },
   { state: 'processing', wire: 'Processing' },
   { state: 'reporting', wire: 'Reporting' },
-  { state: 'completed', wire: 'Completed' },
+  { state: 'completed', wire: 'Completed', cleanedUp: true },
   { state: 'failed', wire: 'Failed' },
   { state: 'update-reporting', wire: 'UpdateReporting' },
-  { state: 'deleted', wire: 'Deleted' },
+  { state: 'deleted', wire: 'Deleted', cleanedUp: true },
 ] as const satisfies readonly StateRow[];
 
 /**
@@ -75,9 +86,9 @@ export const batchStateTable = [
 export const accessStateTable = [
   { state: 'pending', wire: 'Pending', merritt: 'storage' },
   { state: 'processing', wire: 'Processing' },
-  { state: 'completed', wire: 'Completed' },
+  { state: 'completed', wire: 'Completed', cleanedUp: true },
   { state: 'failed', wire: 'Failed' },
-  { state: 'deleted', wire: 'Deleted' },
+  { state: 'deleted', wire: 'Deleted', cleanedUp: true },
 ] as const satisfies readonly StateRow[];
 
 type JobRow = (typeof jobStateTable)[number];

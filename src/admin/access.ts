@@ -1,4 +1,9 @@
-import type { AccessEvent, AccessQueue } from '../../machines/index.js';
+import {
+  accessStateTable,
+  cleanedUpStates,
+  type AccessEvent,
+  type AccessQueue,
+} from '../../machines/index.js';
 import { isZkError, type Op } from '../zk/index.js';
 import { commitAccessTransition, loadAccess, type AccessRecord } from '../queue/access/requests.js';
 import {
@@ -82,9 +87,12 @@ export interface AccessCleanupReport {
   skipped: CleanupSkip[];
 }
 
+/** The access states cleanup removes requests in (the table's `cleanedUp` rows: completed, deleted). */
+const REMOVABLE = cleanedUpStates(accessStateTable);
+
 /** Whether a request may go: completed or deleted, not locked, and old enough. */
 function isRemovable(item: AccessSummary, cutoff: number): boolean {
-  if (item.status !== 'completed' && item.status !== 'deleted') return false;
+  if (!REMOVABLE.has(item.status)) return false;
   if (item.locked) return false;
   const modified = parseTimestamp(item.lastModified)?.getTime();
   return modified !== undefined && modified <= cutoff;
@@ -102,7 +110,7 @@ async function removeRequest(
 ): Promise<string | undefined> {
   const path = accessPath(queue, qid);
   const request = await loadAccess(ctx, queue, qid);
-  if (request.status !== 'completed' && request.status !== 'deleted') return `it is ${request.status} now`;
+  if (!REMOVABLE.has(request.status)) return `it is ${request.status} now`;
   const children = await ctx.zk.getChildren(path);
   const ops: Op[] = [
     { op: 'check', path: `${path}/status`, version: request.statusVersion },

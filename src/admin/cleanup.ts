@@ -1,5 +1,5 @@
 import { batchFolderForJob } from '../queue/batches/jobs.js';
-import { batchWireNames, parseBatchState } from '../../machines/index.js';
+import { batchStateTable, batchWireNames, cleanedUpStates, parseBatchState } from '../../machines/index.js';
 import { ZkTransactionError, isZkError, type Op } from '../zk/index.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { DEFAULT_ORPHAN_GRACE_MS } from '../doctor/doctor.js';
@@ -123,6 +123,9 @@ function plannedJobs(batch: BatchScan): string[] {
   return BATCH_FOLDERS.flatMap((folder) => batch.folders[folder]);
 }
 
+/** The batch states cleanup removes batches in (the table's `cleanedUp` rows). */
+const REMOVABLE = cleanedUpStates(batchStateTable);
+
 /** The batch's status and last_modified, when both are readable. */
 function finalStatus(batch: BatchScan): { status: string; lastModified: string; final: boolean } | undefined {
   if (!batch.status) return undefined;
@@ -131,7 +134,7 @@ function finalStatus(batch: BatchScan): { status: string; lastModified: string; 
   const state = typeof decoded.value.status === 'string' ? parseBatchState(decoded.value.status) : undefined;
   if (!state) return undefined;
   const lastModified = typeof decoded.value.last_modified === 'string' ? decoded.value.last_modified : '';
-  return { status: batchWireNames[state], lastModified, final: state === 'completed' || state === 'deleted' };
+  return { status: batchWireNames[state], lastModified, final: REMOVABLE.has(state) };
 }
 
 /** Why a final batch must stay (locked, jobs still running or locked), or undefined. */

@@ -5,7 +5,7 @@ import { findConfig, type ConfigSources } from './discovery.js';
 import { checkIngestSettings, ingestSettingsFrom } from './ingest.js';
 import { ConfigError } from './schema.js';
 import { settingsShape } from './settings.js';
-import type { IngestSettings } from '../steps/ingest-contracts.js';
+import type { IngestSettings } from './ingest-settings.js';
 
 export {
   DEFAULT_CLEANUP_INTERVAL_MS,

@@ -1,9 +1,14 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import type { IngestSettings, MerrittHandOffSettings, ServiceEndpoint } from '../steps/ingest-contracts.js';
-import { DEFAULT_MAIL_SETTINGS, parseAdminList } from '../steps/formats/mail.js';
-import type { MailSettings } from '../steps/ingest-contracts.js';
-import { DEFAULT_LOCK_WAIT_MS } from '../steps/services/output-lock.js';
+import {
+  DEFAULT_LOCK_WAIT_MS,
+  DEFAULT_MAIL_SETTINGS,
+  parseAdminList,
+  type IngestSettings,
+  type MailSettings,
+  type MerrittHandOffSettings,
+  type ServiceEndpoint,
+} from './ingest-settings.js';
 import { packagePath } from '../package-root.js';
 import {
   ConfigError,

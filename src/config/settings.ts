@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ingestSettingsShape } from './ingest.js';
-import { JAVA_CHILD_LIST_BYTES } from '../queue/tree/child-list-limit.js';
+import { JAVA_CHILD_LIST_BYTES } from './child-list-limit.js';
 import { durationOrOff, flag, httpUrl, oneOf, path, port, setting, wholeNumber } from './schema.js';
 
 /**

@@ -1,4 +1,4 @@
-import { JAVA_CHILD_LIST_BYTES } from '../queue/tree/child-list-limit.js';
+import { JAVA_CHILD_LIST_BYTES } from '../config/child-list-limit.js';
 import { childListSizes, describeChildList } from '../queue/tree/child-lists.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { normaliseSessionId } from '../zk/session-id.js';

@@ -1,4 +1,4 @@
-import { JAVA_CHILD_LIST_BYTES } from './child-list-limit.js';
+import { JAVA_CHILD_LIST_BYTES } from '../../config/child-list-limit.js';
 import type { QueueContext } from './context.js';
 import {
   ACCESS_PREFIX,

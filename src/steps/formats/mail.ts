@@ -1,7 +1,6 @@
 import type { MailSettings, Profile } from '../ingest-contracts.js';
 
-/** What a deployment without mail settings uses: production subjects, no Bcc, n2t.net. */
-export const DEFAULT_MAIL_SETTINGS: MailSettings = { env: '', admin: [], purl: 'http://n2t.net/' };
+export { DEFAULT_MAIL_SETTINGS, parseAdminList } from '../../config/ingest-settings.js';
 
 /** The display name of Merritt's sender (`email.setFrom(contact, "UC3 Merritt Support")`). */
 export const MERRITT_SENDER_NAME = 'UC3 Merritt Support';
@@ -41,14 +40,6 @@ export function isSuppressed(profile: Profile | undefined, levels: readonly stri
 /** `NotificationType: verbose`. */
 export function isVerbose(profile: Profile | undefined): boolean {
   return String(profile?.notificationType ?? '').toLowerCase() === 'verbose';
-}
-
-/** `MRTQ_MAIL_ADMIN`: addresses separated by `;` (commas accepted too), blanks dropped. */
-export function parseAdminList(raw: string | undefined): string[] {
-  return (raw ?? '')
-    .split(/[;,]/)
-    .map((s) => s.trim())
-    .filter(Boolean);
 }
 
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

@@ -3,17 +3,9 @@ import type { QueueContext } from '../../queue/tree/context.js';
 import { releaseEventually } from '../../queue/locks/lock.js';
 import { lockObjectWaiting, objectLockPath, type ObjectLockKind } from '../../queue/locks/queue-pause.js';
 import { OutputError } from '../output-errors.js';
+import { DEFAULT_LOCK_WAIT_MS } from '../../config/ingest-settings.js';
 
-/**
- * How long a step waits for an object lock by default: storing an hour (Merritt's storage
- * service waits without limit, but an engine worker stuck for ever helps nobody), recording
- * 900 s (Merritt's inventory service's limit). `MRTQ_STORAGE_LOCK_WAIT_MS`,
- * `MRTQ_INVENTORY_LOCK_WAIT_MS`.
- */
-export const DEFAULT_LOCK_WAIT_MS: Record<ObjectLockKind, number> = {
-  storage: 3_600_000,
-  inventory: 900_000,
-};
+export { DEFAULT_LOCK_WAIT_MS } from '../../config/ingest-settings.js';
 
 const SETTING: Record<ObjectLockKind, string> = {
   storage: 'MRTQ_STORAGE_LOCK_WAIT_MS',
