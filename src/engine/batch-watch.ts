@@ -1,5 +1,5 @@
 import { combineLatest, Subscription } from 'rxjs';
-import type { BatchWork } from '../queue/batches/acquire.js';
+import { batchWorkFor, type BatchWork } from '../queue/batches/acquire.js';
 import { BATCHES, batchChild, batchFolderPath, isBatchId } from '../queue/tree/paths.js';
 import { decodeBatchStatus } from '../queue/tree/wire.js';
 import { batchIds$, batchProcessingEmpty$, batchStatus$, type NodeValue } from '../streams/index.js';
@@ -14,19 +14,7 @@ export function batchWorkOf(bid: string, status: NodeValue, processingEmpty: boo
   } catch {
     return undefined; // doctor reports it; acquiring it would only skip it again
   }
-  switch (decoded.status) {
-    case 'pending':
-      return 'expand';
-    case 'processing':
-      if (decoded.expansion === 'started') return 'expand';
-      return processingEmpty ? 'report' : undefined;
-    case 'reporting':
-      return 'report';
-    case 'update-reporting':
-      return 'update-report';
-    default:
-      return undefined;
-  }
+  return batchWorkFor(decoded, processingEmpty);
 }
 
 /** The batch work kinds, in the order they are offered. */

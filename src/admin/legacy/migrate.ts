@@ -1,4 +1,5 @@
 import { isZkError } from '../../zk/index.js';
+import { batchWorkFor } from '../../queue/batches/acquire.js';
 import { createBatch } from '../../queue/batches/create.js';
 import { listBatchJobs } from '../../queue/batches/jobs.js';
 import { loadBatch, type BatchRecord } from '../../queue/batches/load.js';
@@ -104,8 +105,7 @@ async function describe(ctx: QueueContext, plan: LegacyBatchPlan): Promise<Migra
 }
 
 /** A batch this migration made and has not finished expanding (a run that was interrupted). */
-const unfinished = (batch: BatchRecord): boolean =>
-  batch.status === 'pending' || (batch.status === 'processing' && batch.expansion === 'started');
+const unfinished = (batch: BatchRecord): boolean => batchWorkFor(batch, false) === 'expand';
 
 /**
  * Creates the batch (or finds it by uuid), then, holding its lock, moves it to processing as an

@@ -24,17 +24,28 @@ export interface AcquiredBatch {
  */
 export type BatchWork = 'expand' | 'report' | 'update-report';
 
+/**
+ * The work a batch needs now, from its status, its expansion mark and whether its
+ * batch-processing folder is empty (see {@link BatchWork}): said once, for the engine's watch and
+ * sweep, this acquisition and the legacy migration.
+ */
+export function batchWorkFor(
+  batch: { status: string; expansion?: string | undefined },
+  processingEmpty: boolean,
+): BatchWork | undefined {
+  if (batch.status === 'pending' || (batch.status === 'processing' && batch.expansion === 'started'))
+    return 'expand';
+  if (batch.status === 'processing') return processingEmpty ? 'report' : undefined;
+  if (batch.status === 'reporting') return 'report';
+  if (batch.status === 'update-reporting') return 'update-report';
+  return undefined;
+}
+
 async function wants(ctx: QueueContext, work: BatchWork, batch: BatchRecord): Promise<boolean> {
-  switch (work) {
-    case 'expand':
-      return batch.status === 'pending' || (batch.status === 'processing' && batch.expansion === 'started');
-    case 'report':
-      if (batch.status === 'reporting') return true;
-      if (batch.status !== 'processing' || batch.expansion === 'started') return false;
-      return (await folderChildren(ctx, batch.batchId, 'batch-processing')).length === 0;
-    case 'update-report':
-      return batch.status === 'update-reporting';
-  }
+  // The folder is read only when it decides: an expanded processing batch, about to be reported.
+  if (batchWorkFor(batch, true) !== work) return false;
+  if (work !== 'report' || batch.status !== 'processing') return true;
+  return (await folderChildren(ctx, batch.batchId, 'batch-processing')).length === 0;
 }
 
 export interface BatchAcquireOptions {
