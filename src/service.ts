@@ -23,7 +23,7 @@ import { startChildListWatch } from './engine/child-list-watch.js';
 import { startCleanupSchedule } from './admin/cleanup-schedule.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
 import { MetricsHistory, recordInto, startSampling, type Sampling } from './telemetry/metrics-history.js';
-import { jobDepths } from './http/routes/metrics-history.js';
+import { jobDepths } from './http/metrics.js';
 import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
 import { startHttpApi, type HttpApiDeps, type RunningHttpApi } from './http/index.js';

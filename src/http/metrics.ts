@@ -64,15 +64,20 @@ async function childCount(queue: QueueContext, path: string): Promise<number> {
 
 /**
  * Jobs per state of the lifecycle the queue runs: the number of refs in each state's folder under
- * `/jobs/states` (one stat each).
+ * `/jobs/states` (one stat each), cheap enough for the dashboard's history to read every sample.
  */
-async function jobCounts({ queue }: MetricsSource): Promise<Samples> {
+export async function jobDepths(queue: QueueContext): Promise<Record<string, number>> {
   const { lifecycle } = queue;
-  const { states } = lifecycle;
   const counts = await Promise.all(
-    states.map((state) => childCount(queue, jobStateFolder(lifecycle.folderOf(state)))),
+    lifecycle.states.map((state) => childCount(queue, jobStateFolder(lifecycle.folderOf(state)))),
   );
-  return states.map((state, i) => ({ labels: { state }, value: counts[i] ?? 0 }));
+  return Object.fromEntries(lifecycle.states.map((state, i) => [state, counts[i] ?? 0]));
+}
+
+/** `mrtq_jobs`: {@link jobDepths} as samples. */
+async function jobCounts({ queue }: MetricsSource): Promise<Samples> {
+  const depths = await jobDepths(queue);
+  return queue.lifecycle.states.map((state) => ({ labels: { state }, value: depths[state] ?? 0 }));
 }
 
 async function batchStatusOf(queue: QueueContext, bid: string): Promise<string | undefined> {

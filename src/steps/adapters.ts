@@ -1,4 +1,5 @@
-import type { IngestSettings, Profile } from './ingest-contracts.js';
+import type { Profile } from './ingest-contracts.js';
+import type { IngestSettings } from '../config/ingest-settings.js';
 import { OutputError } from './output-errors.js';
 import { createHttpInventory } from './services/inventory/http.js';
 import { createLocalInventory } from './services/inventory/local.js';

@@ -1,6 +1,7 @@
 /**
- * Contracts shared by the ingest steps (issue #6): the settings they are built from and the
- * working-directory layout the download side writes and the processing side reads.
+ * Contracts shared by the ingest steps (issue #6): digests, ERC, profiles and the
+ * working-directory layout the download side writes and the processing side reads. The settings
+ * they are built from are the configuration's (src/config/ingest-settings.ts).
  *
  * Working directory of a job: `<workRoot>/<batch id>/<job id>/`
  * - `producer/`       the depositor's files, as downloaded (containers unpacked here)
@@ -115,14 +116,3 @@ export interface Profile extends MerrittProfileKeys {
 export function workDirOf(workRoot: string, batchId: string, jobId: string): string {
   return `${workRoot}/${batchId}/${jobId}`;
 }
-
-// The settings are the configuration's (src/config reads them); the steps' modules import them from here.
-export type {
-  FetchSettings,
-  ContainerLimits,
-  ServiceEndpoint,
-  DeploymentMode,
-  MerrittHandOffSettings,
-  IngestSettings,
-  MailSettings,
-} from '../config/ingest-settings.js';

@@ -29,8 +29,9 @@ export class TurnBatcher<T> {
     this.waiting = [];
     let group: T[] = [];
     const sums = this.bounds.map(() => 0);
+    const sizes = this.bounds.map(() => 0);
     for (const item of waiting) {
-      const sizes = this.bounds.map((bound) => bound.of(item));
+      this.bounds.forEach((bound, i) => (sizes[i] = bound.of(item)));
       if (group.length > 0 && this.bounds.some((bound, i) => sums[i]! + sizes[i]! > bound.max)) {
         this.send(group);
         group = [];

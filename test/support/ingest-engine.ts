@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
 import type { QueueContext } from '../../src/queue/tree/context.js';
 import { ensureQueueTree } from '../../src/queue/tree/init.js';
-import type { IngestSettings } from '../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../src/config/ingest-settings.js';
 import { createIngestSteps, type IngestSteps } from '../../src/steps/ingest.js';
 import { queueContext } from './queue-context.js';
 import type { ZkChroot } from './zk-chroot.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { JobRecord } from '../../src/queue/jobs/load.js';
 import type { JobConfiguration } from '../../src/queue/tree/records.js';
-import type { IngestSettings } from '../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../src/config/ingest-settings.js';
 
 /** Ingest settings for tests under `dir` (work root, profiles, data), small and fast, with overrides. */
 export function testIngestSettings(dir: string, over: Partial<IngestSettings> = {}): IngestSettings {

@@ -2,8 +2,6 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance } from 'fastify';
-import type { QueueContext } from '../../queue/tree/context.js';
-import { jobStateFolder } from '../../queue/tree/paths.js';
 import { HISTORY_RETAIN_MS, type MetricsHistory } from '../../telemetry/metrics-history.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import type { JsonSchema } from '../schemas.js';
@@ -16,20 +14,6 @@ export const UI_VENDOR_PREFIX = '/ui/vendor/';
 /** The installed uPlot's `dist/` (its `main` lives there), found from src/ or a built dist/ alike. */
 function uplotDist(): string {
   return dirname(createRequire(import.meta.url).resolve('uplot'));
-}
-
-/**
- * Jobs per state of the queue's lifecycle: one stat of each state's folder, as `/metrics` counts
- * them (`mrtq_jobs`), cheap enough to read every sample.
- */
-export async function jobDepths(queue: QueueContext): Promise<Record<string, number>> {
-  const { lifecycle } = queue;
-  const counts = await Promise.all(
-    lifecycle.states.map(
-      async (state) => (await queue.zk.childCount(jobStateFolder(lifecycle.folderOf(state)))) ?? 0,
-    ),
-  );
-  return Object.fromEntries(lifecycle.states.map((state, i) => [state, counts[i] ?? 0]));
 }
 
 const throughput = (what: string): JsonSchema => ({

@@ -29,8 +29,6 @@ export interface BatchRef {
 }
 
 /** The refs of a scan by the job they name, and the children of ref folders that are no refs. */
-export type { RefsByJob };
-
 export interface RefIndex {
   stateRefs: RefsByJob<StateRef>;
   batchRefs: RefsByJob<BatchRef>;

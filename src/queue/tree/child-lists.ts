@@ -65,15 +65,6 @@ function sizeOf(folder: Folder, children: number, limitBytes: number): ChildList
   return { path, children, bytes, fraction, level };
 }
 
-async function childCount(ctx: QueueContext, path: string): Promise<number | undefined> {
-  try {
-    return await ctx.zk.childCount(path);
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return undefined;
-    throw err;
-  }
-}
-
 /**
  * The child lists Merritt's Java readers take whole (`/jobs`, `/batches`, `/batch-uuids`, each job
  * state folder, each access queue, each batch's job folders), sized from one `exists` each: the
@@ -115,7 +106,7 @@ export async function childListSizes(
   // A few at a time: a queue may hold thousands of batches.
   for (let start = 0; start < folders.length; start += 64) {
     const part = folders.slice(start, start + 64);
-    const counts = await Promise.all(part.map((folder) => childCount(ctx, folder.path)));
+    const counts = await Promise.all(part.map((folder) => ctx.zk.childCount(folder.path)));
     part.forEach((folder, i) => {
       const count = counts[i];
       if (count !== undefined) sizes.push(sizeOf(folder, count, limitBytes));

@@ -8,7 +8,7 @@ import {
   writeTokenStatus,
   type TokenStatus,
 } from './token.js';
-import type { IngestSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 
 /** What to assemble, and the token status it came from (a Merritt-style request). */
 interface AssemblyTarget {

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { BatchSteps, ExpandArgs } from '../contracts.js';
 import { createJobs, type JobSpec } from '../../queue/jobs/create.js';
 import { parseCheckm } from '../formats/checkm.js';
-import type { IngestSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { isIntakeError, IntakeError, ManifestError } from '../intake-errors.js';
 import {
   entrySpec,

@@ -3,7 +3,8 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import type { BatchRecord } from '../../queue/batches/load.js';
 import type { CreatedJob, JobSpec } from '../../queue/jobs/create.js';
 import { packageNameOf } from '../services/callback.js';
-import type { IngestSettings, Profile } from '../ingest-contracts.js';
+import type { Profile } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { aggregatePrefix, isSuppressed, isVerbose, merrittSubject } from '../formats/mail.js';
 import {
   deliverMail,

@@ -3,8 +3,9 @@ import type { BatchJobLists } from '../contracts.js';
 import type { BatchRecord } from '../../queue/batches/load.js';
 import type { StatusReport } from '../../queue/tree/records.js';
 import type { Profile } from '../ingest-contracts.js';
-import { DEFAULT_MAIL_SETTINGS, isVerbose } from '../formats/mail.js';
-import type { MailSettings } from '../ingest-contracts.js';
+import { DEFAULT_MAIL_SETTINGS } from '../../config/ingest-settings.js';
+import { isVerbose } from '../formats/mail.js';
+import type { MailSettings } from '../../config/ingest-settings.js';
 import {
   merrittAttachments,
   merrittBatchDump,

@@ -1,6 +1,5 @@
-import type { MailSettings, Profile } from '../ingest-contracts.js';
-
-export { DEFAULT_MAIL_SETTINGS, parseAdminList } from '../../config/ingest-settings.js';
+import type { Profile } from '../ingest-contracts.js';
+import type { MailSettings } from '../../config/ingest-settings.js';
 
 /** The display name of Merritt's sender (`email.setFrom(contact, "UC3 Merritt Support")`). */
 export const MERRITT_SENDER_NAME = 'UC3 Merritt Support';

@@ -3,7 +3,7 @@ import type { BatchJobLists } from '../contracts.js';
 import type { BatchRecord } from '../../queue/batches/load.js';
 import type { Profile } from '../ingest-contracts.js';
 import { aggregatePrefix, isVerbose, javaDateString, merrittIsoDate, merrittSubject } from './mail.js';
-import type { MailSettings } from '../ingest-contracts.js';
+import type { MailSettings } from '../../config/ingest-settings.js';
 
 /** What a report says about one job, when it is cheap to find out. */
 export interface JobSummary {

@@ -1,7 +1,7 @@
 import { rm, rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { JobStep } from '../contracts.js';
-import type { IngestSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { isBelow } from '../workdir/files.js';
 import { jobWorkDir } from '../workdir/workdir.js';
 

@@ -2,12 +2,8 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import { unpackContainer } from '../formats/containers/containers.js';
-import {
-  workDirOf,
-  type DownloadedFile,
-  type DownloadRecord,
-  type IngestSettings,
-} from '../ingest-contracts.js';
+import { workDirOf, type DownloadedFile, type DownloadRecord } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { FetchError, IntakeError, isIntakeError } from '../intake-errors.js';
 import type { Fetcher, FetchedFile } from '../services/fetch/fetch.js';
 import { mapLimit } from '../services/fetch/limit.js';

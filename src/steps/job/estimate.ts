@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { MerrittJobSteps } from '../contracts.js';
-import type { IngestSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import type { Fetcher } from '../services/fetch/fetch.js';
 import { mapLimit } from '../services/fetch/limit.js';
 import { objectOf, type JobObject, type ObjectFile } from './object-files.js';

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import type { JobRecord } from '../../queue/jobs/load.js';
-import type { DownloadRecord, IngestSettings, Profile } from '../ingest-contracts.js';
+import type { DownloadRecord, Profile } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { callbackTarget, packageNameOf } from '../services/callback.js';
 import {
   deliverMail,

@@ -5,7 +5,8 @@ import type { QueueContext } from '../../queue/tree/context.js';
 import type { JobRecord } from '../../queue/jobs/load.js';
 import { findRefIn } from '../../queue/jobs/refs.js';
 import { jobRef, jobStateFolder } from '../../queue/tree/paths.js';
-import { workDirOf, type IngestSettings } from '../ingest-contracts.js';
+import { workDirOf } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { provisionOutcome, waitOutcome, type SpaceStats } from '../workdir/space.js';
 
 export type { SpaceStats } from '../workdir/space.js';

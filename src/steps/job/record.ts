@@ -1,7 +1,7 @@
 import type { MerrittJobSteps } from '../contracts.js';
 import type { QueueContext } from '../../queue/tree/context.js';
 import type { JobRecord } from '../../queue/jobs/load.js';
-import type { IngestSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { inventoryTarget } from '../services/handoff/handoff.js';
 import type { Inventory } from '../services/inventory/port.js';
 import { OutputError } from '../output-errors.js';

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { QueueContext } from '../../queue/tree/context.js';
 import type { MerrittJobSteps } from '../contracts.js';
-import type { IngestSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import type { Fetcher } from '../services/fetch/fetch.js';
 import { storeNodeDeletes } from '../formats/delete-list.js';
 import { INGEST_QUEUE_PATH, requireStoreNode } from '../services/handoff/handoff.js';

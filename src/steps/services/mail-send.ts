@@ -2,9 +2,10 @@ import { mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
 import type Mail from 'nodemailer/lib/mailer/index.js';
-import type { IngestSettings } from '../ingest-contracts.js';
-import { DEFAULT_MAIL_SETTINGS, MERRITT_SENDER_NAME } from '../formats/mail.js';
-import type { MailSettings } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
+import { DEFAULT_MAIL_SETTINGS } from '../../config/ingest-settings.js';
+import { MERRITT_SENDER_NAME } from '../formats/mail.js';
+import type { MailSettings } from '../../config/ingest-settings.js';
 import { OutputError } from '../output-errors.js';
 
 type SmtpSettings = NonNullable<IngestSettings['smtp']>;

@@ -5,8 +5,6 @@ import { lockObjectWaiting, objectLockPath, type ObjectLockKind } from '../../qu
 import { OutputError } from '../output-errors.js';
 import { DEFAULT_LOCK_WAIT_MS } from '../../config/ingest-settings.js';
 
-export { DEFAULT_LOCK_WAIT_MS } from '../../config/ingest-settings.js';
-
 const SETTING: Record<ObjectLockKind, string> = {
   storage: 'MRTQ_STORAGE_LOCK_WAIT_MS',
   inventory: 'MRTQ_INVENTORY_LOCK_WAIT_MS',

@@ -1,12 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { JobRecord } from '../../queue/jobs/load.js';
-import {
-  workDirOf,
-  type DownloadedFile,
-  type DownloadRecord,
-  type IngestSettings,
-} from '../ingest-contracts.js';
+import { workDirOf, type DownloadedFile, type DownloadRecord } from '../ingest-contracts.js';
+import type { IngestSettings } from '../../config/ingest-settings.js';
 import { OutputError } from '../output-errors.js';
 import { assertArk, isBelow, readJsonIfPresent, writeFileAtomic } from './files.js';
 import { DIGEST_ALGORITHMS } from '../formats/digest.js';

@@ -9,7 +9,7 @@ import { loadBatch } from '../../../src/queue/batches/load.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { loadJob, type JobRecord } from '../../../src/queue/jobs/load.js';
 import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
-import type { IngestSettings } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { startIngestEngine, type IngestEngine } from '../../support/ingest-engine.js';

@@ -14,7 +14,7 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/logger.js';
-import type { FetchSettings } from '../../../src/steps/ingest-contracts.js';
+import type { FetchSettings } from '../../../src/config/ingest-settings.js';
 import { FetchError } from '../../../src/steps/intake-errors.js';
 import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
 import { withSpan } from '../../../src/telemetry/span.js';

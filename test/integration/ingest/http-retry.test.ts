@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FetchSettings } from '../../../src/steps/ingest-contracts.js';
+import type { FetchSettings } from '../../../src/config/ingest-settings.js';
 import { FetchError } from '../../../src/steps/intake-errors.js';
 import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
 import { withRetry } from '../../../src/steps/services/http-retry.js';

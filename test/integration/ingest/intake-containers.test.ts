@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { containerFormat, unpackContainer } from '../../../src/steps/formats/containers/containers.js';
 import { decompressedStream } from '../../../src/steps/formats/containers/compressed.js';
-import type { ContainerLimits } from '../../../src/steps/ingest-contracts.js';
+import type { ContainerLimits } from '../../../src/config/ingest-settings.js';
 import { ContainerError } from '../../../src/steps/intake-errors.js';
 import { rawTar, renameInZip, tarOf, zipOf, type ArchiveEntry } from '../../support/archives.js';
 

@@ -15,7 +15,7 @@ import { loadJob, type JobRecord } from '../../../src/queue/jobs/load.js';
 import type { Submission } from '../../../src/queue/tree/records.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
-import type { IngestSettings } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 import { ManifestError } from '../../../src/steps/intake-errors.js';
 import { createExpandStep } from '../../../src/steps/batch/expand.js';
 import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';

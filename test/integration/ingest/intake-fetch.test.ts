@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FetchSettings } from '../../../src/steps/ingest-contracts.js';
+import type { FetchSettings } from '../../../src/config/ingest-settings.js';
 import { FetchError } from '../../../src/steps/intake-errors.js';
 import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
 import {

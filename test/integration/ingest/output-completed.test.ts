@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createCompletedStep } from '../../../src/steps/job/completed.js';
-import type { IngestSettings } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 import { jobRecord, outputSettings, prepareWorkDir, workDirFor } from './output-fixtures.js';
 
 const log = pino({ level: 'silent' });

@@ -3,12 +3,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { BatchRecord } from '../../../src/queue/batches/load.js';
 import type { JobRecord } from '../../../src/queue/jobs/load.js';
-import {
-  workDirOf,
-  type DigestAlgorithm,
-  type DownloadRecord,
-  type IngestSettings,
-} from '../../../src/steps/ingest-contracts.js';
+import { workDirOf, type DigestAlgorithm, type DownloadRecord } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 
 /** Test fixtures of the output side: working directories as the download step leaves them, jobs, settings. */
 

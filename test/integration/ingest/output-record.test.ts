@@ -9,7 +9,7 @@ import { releaseLock } from '../../../src/queue/locks/lock.js';
 import { inventoryLockPath } from '../../../src/queue/tree/paths.js';
 import { lockObject } from '../../../src/queue/locks/queue-pause.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
-import type { IngestSettings } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 import { type Inventory } from '../../../src/steps/services/inventory/port.js';
 import { createInventory } from '../../../src/steps/adapters.js';
 import { readInventoryObject } from '../../../src/steps/services/inventory/local.js';

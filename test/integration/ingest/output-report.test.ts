@@ -6,7 +6,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { ReportArgs } from '../../../src/steps/contracts.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
-import type { IngestSettings, Profile } from '../../../src/steps/ingest-contracts.js';
+import type { Profile } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 import { isOutputError } from '../../../src/steps/output-errors.js';
 import { createReportStep, describeJobsFromQueue } from '../../../src/steps/batch/report.js';
 import { closedPort } from '../../support/http-recorder.js';

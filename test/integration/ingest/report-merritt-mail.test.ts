@@ -11,7 +11,7 @@ import { commitBatchTransition } from '../../../src/queue/batches/transition.js'
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import type { Submission } from '../../../src/queue/tree/records.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
-import type { IngestSettings } from '../../../src/steps/ingest-contracts.js';
+import type { IngestSettings } from '../../../src/config/ingest-settings.js';
 import { createExpandStep } from '../../../src/steps/batch/expand.js';
 import { createFetcher, type Fetcher } from '../../../src/steps/services/fetch/fetch.js';
 import { loadProfiles, type ProfileStore } from '../../../src/steps/formats/profiles/profiles.js';

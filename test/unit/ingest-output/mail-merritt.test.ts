@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { callbackTarget } from '../../../src/steps/services/callback.js';
-import { javaDateString, merrittSubject, parseAdminList } from '../../../src/steps/formats/mail.js';
+import { javaDateString, merrittSubject } from '../../../src/steps/formats/mail.js';
+import { parseAdminList } from '../../../src/config/ingest-settings.js';
 import { stateJson } from '../../../src/steps/formats/mail-state.js';
 
 describe('merritt-protocols.md §4: subjects, state documents, callback targets', () => {

@@ -7,7 +7,7 @@ import { createGunzip } from 'node:zlib';
 import bz2 from 'unbzip2-stream';
 import { Budget, writeEntry, type UnpackContext, type UnpackedFile } from './entry.js';
 import { unpackTar } from './tar.js';
-import type { ContainerLimits } from '../../ingest-contracts.js';
+import type { ContainerLimits } from '../../../config/ingest-settings.js';
 
 /** A single compressed stream: gzip (`.gz`) or bzip2 (`.bz2`). */
 export type CompressedFormat = 'gzip' | 'bzip2';

@@ -4,7 +4,7 @@ import { unpackCompressed } from './compressed.js';
 import { Budget, invalid, type UnpackContext, type UnpackedFile } from './entry.js';
 import { unpackTar } from './tar.js';
 import { unpackZip } from './zip.js';
-import type { ContainerLimits } from '../../ingest-contracts.js';
+import type { ContainerLimits } from '../../../config/ingest-settings.js';
 
 export type { UnpackedFile } from './entry.js';
 

@@ -4,7 +4,8 @@ import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ContainerLimits, Digest } from '../../ingest-contracts.js';
+import type { Digest } from '../../ingest-contracts.js';
+import type { ContainerLimits } from '../../../config/ingest-settings.js';
 import { ContainerError, isIntakeError } from '../../intake-errors.js';
 import { joinInside, safeRelativePath } from '../../workdir/safe-path.js';
 

@@ -1,5 +1,6 @@
 import { open, rm } from 'node:fs/promises';
-import type { Digest, FetchSettings } from '../../ingest-contracts.js';
+import type { Digest } from '../../ingest-contracts.js';
+import type { FetchSettings } from '../../../config/ingest-settings.js';
 import { DEFAULT_ALGORITHM } from '../../formats/digest.js';
 import { FetchError } from '../../intake-errors.js';
 import { createFileSource } from './file.js';

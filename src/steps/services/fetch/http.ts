@@ -4,7 +4,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';
 import { Attr } from '../../../telemetry/attributes.js';
 import { annotateActiveSpan } from '../../../telemetry/span.js';
-import type { FetchSettings } from '../../ingest-contracts.js';
+import type { FetchSettings } from '../../../config/ingest-settings.js';
 import { FetchError } from '../../intake-errors.js';
 import { checkAnnounced, pump, tooLarge, type Expected, type FileProgress } from './sink.js';
 import { withRetries } from './retry.js';

@@ -1,7 +1,8 @@
 import { join, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { JobRecord } from '../../../queue/jobs/load.js';
-import type { IngestSettings, Profile } from '../../ingest-contracts.js';
+import type { Profile } from '../../ingest-contracts.js';
+import type { IngestSettings } from '../../../config/ingest-settings.js';
 import { DEFAULT_STORAGE_NODE, EMBEDDED_STORE_URL, ingestQueueUrl } from './handoff.js';
 import { OutputError } from '../../output-errors.js';
 
