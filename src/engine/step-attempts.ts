@@ -85,15 +85,11 @@ async function markSessionLost(
  * did). A record that fails hands the job back (StepAbortedError): nothing has run.
  */
 export function beforeJobStep(deps: EngineDeps, acquired: AcquiredJob): BeforeStep {
-  const { job, lock } = acquired;
-  if (acquired.attempt !== undefined && job.attempts) {
-    const attempts = job.attempts;
-    const record = (): Promise<AcquiredJob> => {
-      markOnRelease(deps, lock, job.jobId, attempts);
-      return Promise.resolve(acquired);
-    };
-    return { run: true, suspect: false, record };
-  }
+  const { job } = acquired;
+  // Handed over: the commit that handed it wrote this attempt and marked its lock's release
+  // (job-work's `committed`), so there is nothing left to record.
+  if (acquired.attempt !== undefined && job.attempts)
+    return { run: true, suspect: false, record: () => Promise.resolve(acquired) };
   const interrupted = interruptedAttempts(job.attempts, job);
   deps.metrics?.attemptsInterrupted(job.status, interrupted.length);
   const limit = deps.poisonAttempts ?? DEFAULT_POISON_ATTEMPTS;
