@@ -1,11 +1,18 @@
 /**
  * The one file that imports node-zookeeper-client, and the only one that reaches into its
- * internals (the library is pinned at 1.1.3 and patched; see DESIGN.md §6).
+ * internals (the library is pinned at 1.1.3; see DESIGN.md §6). `patches/` fixes what is broken
+ * in it; on load, this module installs the in-tree wire code (`wire/`: codec, multiRead, child
+ * lists decoded when read, one socket write per turn) into it.
  */
 import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
 import zookeeper from 'node-zookeeper-client';
 import type { Client, Event, Stat, Transaction, State } from 'node-zookeeper-client';
+import { installWire, wireProblems } from './wire/install.js';
+import type { ChildListResponse } from './wire/child-list-response.js';
+import type { ConnectionManagerClass, JuteModule, Specification, ZkLibrary } from './wire/library-shape.js';
+import { multiReadRequest, serverLacksMultiRead } from './wire/multi-read.js';
+import { collectsReplyChunks, dropsStaleReply, type ProbedManager } from './wire/fix-probes.js';
 
 export type LibClient = Client;
 export type LibEvent = Event;
@@ -102,7 +109,8 @@ export function queuedOps(transaction: LibTransaction): ReadonlyArray<{ version?
 /**
  * True when the library can represent server error `code` as an exception. Unpatched 1.1.3
  * throws "Unknown code" for codes newer than it (e.g. SESSION_MOVED, -118) inside its socket
- * handler, crashing the process; patches/node-zookeeper-client+1.1.3.patch adds them.
+ * handler, crashing the process; patches/node-zookeeper-client+1.1.3+002+server-error-codes.patch
+ * adds them.
  */
 export function libraryKnowsCode(code: number): boolean {
   // `create` is missing from the type definitions but is how the library builds every server error.
@@ -115,31 +123,31 @@ export function libraryKnowsCode(code: number): boolean {
   }
 }
 
-/** The library's wire-protocol classes (not part of its typed API). */
-interface Jute {
-  OP_CODES: Record<string, number>;
-  protocol: {
-    RequestHeader: new () => { type: number };
-    GetChildren2Request: new () => { path: string; watch: boolean };
-  };
-  TransactionRequest: new (ops: ReadonlyArray<{ type: number; path: string }>) => unknown;
-  Request: new (header: unknown, payload: unknown) => unknown;
+const load = createRequire(import.meta.url);
+const library: ZkLibrary = {
+  jute: load('node-zookeeper-client/lib/jute/index.js') as JuteModule,
+  specification: load('node-zookeeper-client/lib/jute/specification.json') as Specification,
+  ConnectionManager: load('node-zookeeper-client/lib/ConnectionManager.js') as ConnectionManagerClass,
+};
+installWire(library);
+const { jute } = library;
+
+/** What of the in-tree wire code is not in place in the library (empty when all is). */
+export function libraryWireProblems(): string[] {
+  return wireProblems(library);
 }
 
-const jute = createRequire(import.meta.url)('node-zookeeper-client/lib/jute/index.js') as Jute;
+/**
+ * True when a connect drops a reply the previous socket left half read (patch 003), and when a
+ * long reply is collected chunk by chunk (patch 004). Probed on a client that never connects.
+ */
+export function libraryFixesOfReading(client: LibClient): { staleReply: boolean; replyChunks: boolean } {
+  const manager = internals(client) as unknown as ProbedManager;
+  return { staleReply: dropsStaleReply(manager), replyChunks: collectsReplyChunks(manager) };
+}
 
-/** ZooKeeper's multiRead op code (3.6+), added to the library by the patch. */
-const MULTI_READ = jute.OP_CODES['MULTI_READ'];
-const GET_DATA = jute.OP_CODES['GET_DATA'] as number;
 /** The library's op type of a failed op inside a multi. */
 export const LIB_OP_ERROR = jute.OP_CODES['ERROR'] as number;
-/** ZooKeeper's UNIMPLEMENTED: the patched library's answer when a server does not know multiRead. */
-const UNIMPLEMENTED = -6;
-
-/** True when the patch that adds multiRead to the library is applied. */
-export function libraryHasMultiRead(): boolean {
-  return MULTI_READ === 22;
-}
 
 /** One getData of a multiRead: data and stat, or (type LIB_OP_ERROR) the server's error code. */
 export interface RawReadResult {
@@ -150,10 +158,7 @@ export interface RawReadResult {
 }
 
 interface QueueingManager {
-  queue(
-    request: unknown,
-    callback: (err: unknown, response?: { payload?: { results?: unknown } }) => void,
-  ): void;
+  queue(request: unknown, callback: (err: unknown, response?: { payload?: unknown }) => void): void;
   registerChildWatcher(path: string, watcher: (event: LibEvent) => void): void;
 }
 
@@ -168,13 +173,10 @@ export function multiReadData(
   done: (err: unknown, results?: RawReadResult[] | null) => void,
 ): void {
   const manager = internals(client) as unknown as QueueingManager;
-  const header = new jute.protocol.RequestHeader();
-  header.type = MULTI_READ as number;
-  const payload = new jute.TransactionRequest(paths.map((path) => ({ type: GET_DATA, path })));
-  manager.queue(new jute.Request(header, payload), (err, response) => {
-    if ((err as { code?: unknown } | null)?.code === UNIMPLEMENTED) return done(undefined, null);
+  manager.queue(multiReadRequest(jute, paths), (err, response) => {
+    if (serverLacksMultiRead(err, response?.payload)) return done(undefined, null);
     if (err) return done(err);
-    const results = response?.payload?.results;
+    const results = (response?.payload as { results?: unknown } | undefined)?.results;
     if (Array.isArray(results)) done(undefined, results as RawReadResult[]);
     else done(new Error('multiRead answered without results'));
   });
@@ -192,7 +194,7 @@ export interface RawChildren {
 const GET_CHILDREN2 = jute.OP_CODES['GET_CHILDREN2'] as number;
 
 /**
- * getChildren with the names left undecoded in the reply (the patch's RawChildrenResponse), for
+ * getChildren with the names left undecoded in the reply (see `wire/child-list-response.ts`), for
  * folders too big to decode in one turn. `watcher` is registered as the library's getChildren
  * registers it: fired once when a child is added or removed, or the node deleted.
  */
@@ -203,18 +205,24 @@ export function getChildrenRaw(
   done: (err: unknown, children?: RawChildren) => void,
 ): void {
   const manager = internals(client) as unknown as QueueingManager;
-  const header = new jute.protocol.RequestHeader();
-  header.type = GET_CHILDREN2;
-  const payload = new jute.protocol.GetChildren2Request();
-  payload.path = path;
-  payload.watch = watcher !== undefined;
-  const request = new jute.Request(header, payload) as { rawChildren?: boolean };
-  request.rawChildren = true;
-  manager.queue(request, (err, response) => {
+  const header = new jute.protocol['RequestHeader']!();
+  header['type'] = GET_CHILDREN2;
+  const payload = new jute.protocol['GetChildren2Request']!();
+  payload['path'] = path;
+  payload['watch'] = watcher !== undefined;
+  manager.queue(new jute.Request(header, payload), (err, response) => {
     if (err) return done(err);
     if (watcher) manager.registerChildWatcher(path, watcher);
-    const raw = response?.payload as RawChildren | undefined;
-    if (raw?.buffer) done(undefined, raw);
-    else done(new Error('getChildren answered without children (is the library patch applied?)'));
+    const raw = response?.payload as ChildListResponse | undefined;
+    if (raw?.buffer && raw.stat) {
+      done(undefined, {
+        buffer: raw.buffer,
+        start: raw.start,
+        count: raw.count,
+        stat: raw.stat as unknown as LibStat,
+      });
+    } else {
+      done(new Error('getChildren answered without children (is the wire code installed?)'));
+    }
   });
 }

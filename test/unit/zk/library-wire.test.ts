@@ -1,9 +1,12 @@
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
+// Loading the library module installs the in-tree codec (src/zk/wire) into the library.
+import '../../../src/zk/library.js';
+import { juteByHand } from './jute-by-hand.js';
 
-// The patch rewrites the library's record codec for speed (parsed specifications, pooled longs,
-// no second measuring pass, decoding into records without defaults). These tests hold it to the
-// jute wire format, written out here by hand: any byte it gets wrong, the server would refuse.
+// The in-tree codec replaces the library's record codec for speed (parsed specifications, pooled
+// longs, no second measuring pass, decoding into records without defaults). These tests hold it to
+// the jute wire format, written out here by hand: any byte it gets wrong, the server would refuse.
 
 interface JuteRecord {
   byteLength(): number;
@@ -28,21 +31,7 @@ const { ACL } = load('node-zookeeper-client') as { ACL: { OPEN_ACL_UNSAFE: objec
 
 /** jute's primitive encodings, by hand. */
 const wire = {
-  int: (n: number) => {
-    const b = Buffer.alloc(4);
-    b.writeInt32BE(n);
-    return b;
-  },
-  bool: (v: boolean) => Buffer.from([v ? 1 : 0]),
-  long: (n: bigint) => {
-    const b = Buffer.alloc(8);
-    b.writeBigInt64BE(n);
-    return b;
-  },
-  string: (s: string) => Buffer.concat([wire.int(Buffer.byteLength(s)), Buffer.from(s, 'utf8')]),
-  bytes: (b: Buffer) => Buffer.concat([wire.int(b.length), b]),
-  multiHeader: (type: number, done: boolean, err: number) =>
-    Buffer.concat([wire.int(type), wire.bool(done), wire.int(err)]),
+  ...juteByHand,
   stat: (version: number, mzxid: bigint, dataLength: number) =>
     Buffer.concat([
       wire.long(7n), // czxid
