@@ -41,3 +41,22 @@ export { pureInitialSnapshot, pureMacrostep, pureTransition } from './inert.js';
 export { invokeFree } from './invoke-free.js';
 export { hasRunningStep } from './step-status.js';
 export { toMermaid } from './mermaid.js';
+export {
+  stateEnteredBy,
+  batchRoles,
+  batchReportingStates,
+  batchFinishedStates,
+  accessRoles,
+} from './roles.js';
+export {
+  machineEdges,
+  stateNames,
+  initialState,
+  finalStates,
+  invokedSteps,
+  statesAccepting,
+  failureEvents,
+  targetsByGuardValue,
+  statesThatStay,
+  tableProblems,
+} from './structure.js';

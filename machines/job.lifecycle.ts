@@ -1,14 +1,19 @@
-import type { AnyStateMachine, StateNode } from 'xstate';
+import type { AnyStateMachine } from 'xstate';
 import { pureInitialSnapshot, pureTransition } from './inert.js';
 import { createJobContext } from './job.context.js';
 import { jobMachineAt } from './job.machine.js';
 import { byInitialState } from './machine-at.js';
 import type { JobContext, JobInput, StoredJob } from './job.types.js';
 import { nextState, type TransitionResult, type ValidTransition } from './next-state.js';
-import { jobStateTable, type StateRow } from './states.js';
+import { jobStateTable, type BatchFolder, type StateCategory, type StateRow } from './states.js';
+import {
+  failureEvents,
+  machineEdges,
+  statesThatStay,
+  tableProblems,
+  targetsByGuardValue,
+} from './structure.js';
 import { wireParser } from './wire-names.js';
-
-type AnyNode = StateNode<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /** How a job comes into existence: normally pending; failed at once when it can never run (001). */
 export type JobCreationEvent = { type: 'job.created' } | { type: 'job.rejected'; message: string };
@@ -43,6 +48,21 @@ export interface JobLifecycle {
   isWorking(state: string): boolean;
   /** Whether `state` is final (completed, deleted): nothing moves a job out of it. */
   isFinal(state: string): boolean;
+  /**
+   * The state `event` leads to (`job.held`: held, `admin.delete`: deleted), for code that must
+   * name a state: it names it by the edge that enters it. Undefined when the event leads to no
+   * state or to several.
+   */
+  enteredBy(event: string): string | undefined;
+  /** Whether a failure event leads to `state` (failed): a job there ended without success. */
+  isFailed(state: string): boolean;
+  /** How the dashboard colours `state`. */
+  categoryOf(state: string): StateCategory;
+  /**
+   * The folder under `/batches/BID/states` a job's ref sits in while the job is in `state`;
+   * batch-processing for a state the lifecycle does not know (the job is not finished).
+   */
+  batchFolderOf(state: string): BatchFolder;
   /** The step `state` runs, or undefined when none does. */
   stepOf(state: string): string | undefined;
   /** The status name written for `state`. */
@@ -73,80 +93,26 @@ export interface JobLifecycleDefinition {
   machineAt(initial: string): AnyStateMachine;
 }
 
-function invokedSteps(node: AnyNode): string[] {
-  return node.invoke.map((invoke) => (typeof invoke.src === 'string' ? invoke.src : invoke.id));
-}
-
-/** Refuses a table that does not describe its machine: every state once, every step where it runs. */
+/** Refuses a table that does not describe its machine (structure.ts), or puts refs in other folders than mrt-zk's. */
 function checkTable(machine: AnyStateMachine, table: readonly StateRow[]): void {
-  const nodes = machine.root.states as Record<string, AnyNode>;
-  const problems: string[] = [];
-  const rows = new Set(table.map((row) => row.state));
-  for (const state of Object.keys(nodes)) if (!rows.has(state)) problems.push(`state ${state} has no row`);
+  const problems = tableProblems(machine, table);
   for (const row of table) {
-    const node = nodes[row.state];
-    if (!node) {
-      problems.push(`row ${row.state} names no state of the machine`);
-      continue;
-    }
-    const steps = invokedSteps(node);
-    const expected = row.step === undefined ? [] : [row.step];
-    if (steps.join() !== expected.join())
-      problems.push(`state ${row.state} invokes [${steps.join()}], its row says [${expected.join()}]`);
     // Refs sit in /jobs/states/<state lowercased>, as mrt-zk names the folders.
     if (row.folder !== row.state.toLowerCase())
       problems.push(`state ${row.state}'s folder must be "${row.state.toLowerCase()}", not "${row.folder}"`);
   }
-  if (rows.size !== table.length) problems.push('a state has two rows');
   if (problems.length > 0)
     throw new Error(`job lifecycle table and machine disagree: ${problems.join('; ')}`);
 }
 
-/**
- * The requeue edges of the failed state, read from the machine: each resumes at its target
- * for the last_successful_status values its `hasLastSuccessIn` guard names.
- */
-function requeueTargets(machine: AnyStateMachine): Map<string, string> {
-  const targets = new Map<string, string>();
-  const failed = (machine.root.states as Record<string, AnyNode>).failed;
-  for (const transition of failed?.transitions.get('admin.requeue') ?? []) {
-    const guard = transition.guard as { params?: { statuses?: unknown } } | undefined;
-    const target = transition.target?.[0]?.key;
-    const statuses = guard?.params?.statuses;
-    if (target === undefined || !Array.isArray(statuses)) continue;
-    for (const status of statuses) if (!targets.has(String(status))) targets.set(String(status), target);
-  }
-  return targets;
-}
-
-/** Per state, the event whose transition records a failure and leaves the state (see failureEvent). */
-function failureEvents(machine: AnyStateMachine): Map<string, string> {
-  const events = new Map<string, string>();
-  const recordsFailure = (action: unknown): boolean =>
-    action === 'recordFailure' || (action as { type?: unknown } | null)?.type === 'recordFailure';
-  for (const [state, node] of Object.entries(machine.root.states as Record<string, AnyNode>)) {
-    for (const [type, transitions] of node.transitions) {
-      const fails = transitions.some(
-        (t) => t.actions.some(recordsFailure) && t.target?.some((target) => target !== node),
-      );
-      if (fails && !events.has(state)) events.set(state, type);
-    }
-  }
-  return events;
-}
-
-/** Working states with a transition that stays (no target, or itself) on a step's event. */
-function statesThatStay(machine: AnyStateMachine, working: readonly string[]): string[] {
-  const nodes = machine.root.states as Record<string, AnyNode>;
-  return working.filter((state) => {
-    const node = nodes[state];
-    if (!node) return false;
-    for (const [type, transitions] of node.transitions) {
-      if (type.startsWith('xstate.')) continue;
-      if (transitions.some((t) => !t.target || t.target.every((target) => target === node))) return true;
-    }
-    return false;
-  });
+/** Per event, the one state it leads to; events that lead to several states are left out. */
+function uniqueTargets(machine: AnyStateMachine): Map<string, string> {
+  const targets = new Map<string, Set<string>>();
+  for (const { event, to } of machineEdges(machine))
+    targets.set(event, (targets.get(event) ?? new Set()).add(to));
+  return new Map(
+    [...targets].flatMap(([event, to]) => (to.size === 1 ? [[event, [...to][0] as string]] : [])),
+  );
 }
 
 function contextOf(stored: StoredJob): JobContext {
@@ -164,8 +130,17 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
   checkTable(machine, table);
   const byState = new Map(table.map((row) => [row.state, row]));
   const working = table.filter((row) => row.step !== undefined).map((row) => row.state);
-  const resume = requeueTargets(machine);
+  const final = new Set(table.filter((row) => row.final).map((row) => row.state));
+  // The requeue edges of the failed state: each resumes at its target for the
+  // last_successful_status values its `hasLastSuccessIn` guard names.
+  const resume = targetsByGuardValue(machine, 'failed', 'admin.requeue', 'statuses');
   const failing = failureEvents(machine);
+  const entered = uniqueTargets(machine);
+  const failedStates = new Set(
+    machineEdges(machine).flatMap(({ from, event, to }) =>
+      from !== null && failing.get(from) === event ? [to] : [],
+    ),
+  );
   const parse = wireParser(table);
   const rowOf = (state: string): StateRow => {
     const row = byState.get(state);
@@ -184,7 +159,11 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
     machineAt,
     isState: (name) => byState.has(name),
     isWorking: (state) => byState.get(state)?.step !== undefined,
-    isFinal: (state) => (machine.root.states as Record<string, AnyNode>)[state]?.type === 'final',
+    isFinal: (state) => final.has(state),
+    enteredBy: (event) => entered.get(event),
+    isFailed: (state) => failedStates.has(state),
+    categoryOf: (state) => rowOf(state).category,
+    batchFolderOf: (state) => byState.get(state)?.batchFolder ?? 'batch-processing',
     stepOf: (state) => byState.get(state)?.step,
     wireName: (state) => rowOf(state).wire,
     parse,

@@ -3,8 +3,8 @@ import { byInitialState } from './machine-at.js';
 import { createJobContext } from './job.context.js';
 import { jobSetup } from './job.setup.js';
 import type { JobContext, JobEvent, JobStepInput, ProvisionOutput } from './job.types.js';
-import { jobRequeueTable } from './job.table.js';
-import type { JobState } from './states.js';
+import { jobTable, type JobEdge } from './job.table.js';
+import { jobStateTable, type JobState } from './states.js';
 import { assertProvided, failureMessage } from './step-actor.js';
 
 function stepInput({ context }: { context: JobContext }): JobStepInput {
@@ -19,25 +19,120 @@ function provisionEvent(output: ProvisionOutput): JobEvent {
   return { type: 'space.short', message: output.message };
 }
 
-/**
- * mrt-admin's Fail: an operator fails a job that is not held, failed or final, with a reason.
- * Listed last in each state, so the state's own failure event stays its `failureEvent`.
- */
-const adminFail = {
-  target: 'failed',
-  description: 'Operator fail',
-  actions: {
-    type: 'recordFailure',
-    params: ({ event }: { event: Extract<JobEvent, { type: 'admin.fail' }> }) => ({ message: event.message }),
-  },
-} as const;
+type StepResult = { output?: unknown; error?: unknown };
 
-function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
+/**
+ * How a step's result becomes its state's events. By default a step's output rides on
+ * `<step>.done` (estimate's space and priority, download's measured space) and its error is
+ * `<step>.failed` with the message. Two steps differ (DESIGN.md §3): estimate never fails (its
+ * error estimates 0), and provision may also leave the job waiting (`space.short`).
+ */
+const stepEvents: Partial<
+  Record<string, { done?: (r: StepResult) => JobEvent; error?: (r: StepResult) => JobEvent }>
+> = {
+  estimate: {
+    error: ({ error }) => {
+      assertProvided(error);
+      return { type: 'estimate.done', spaceNeeded: 0 };
+    },
+  },
+  provision: {
+    done: ({ output }) => provisionEvent(output as ProvisionOutput),
+    error: ({ error }) => ({
+      type: 'space.short',
+      message: `cannot tell whether there is working space: ${failureMessage(error)}`,
+    }),
+  },
+};
+
+function stepInvoke(step: string) {
+  const events = stepEvents[step];
+  const done =
+    events?.done ?? (({ output }) => ({ type: `${step}.done`, ...(output as object) }) as JobEvent);
+  const error =
+    events?.error ??
+    (({ error }) => ({ type: `${step}.failed`, message: failureMessage(error) }) as JobEvent);
   return {
-    target: state,
-    guard: { type: 'hasLastSuccessIn', params: { statuses } },
-    actions: 'countRetry',
-  } as const;
+    id: step,
+    src: step,
+    input: stepInput,
+    onDone: { actions: raise(({ event }) => done(event as StepResult)) },
+    onError: { actions: raise(({ event }) => error(event as StepResult)) },
+  };
+}
+
+const messageOf = (event: JobEvent): string | undefined => ('message' in event ? event.message : undefined);
+
+/**
+ * What taking `edge` does to the job's context, read off the edge's shape: a requeue counts a
+ * retry (guarded by mrt-admin's table); an edge that stays says what the job waits for; an edge
+ * into failed records the failure and keeps last_successful_status; a step's `.done` records the
+ * success (and the space and priority the step measured); the rest only move the job.
+ */
+function transitionOf(edge: JobEdge) {
+  const base = { description: edge.trigger };
+  const from = edge.from as JobState;
+  if (edge.event === 'admin.requeue')
+    return { ...base, target: edge.to, guard: edge.guard, actions: 'countRetry' };
+  if (edge.to === from)
+    return {
+      ...base,
+      actions: {
+        type: 'recordWait',
+        params: ({ event }: { event: JobEvent }) => ({ message: messageOf(event) }),
+      },
+    };
+  if (edge.to === 'failed')
+    return {
+      ...base,
+      target: edge.to,
+      actions: {
+        type: 'recordFailure',
+        params: ({ event }: { event: JobEvent }) => ({ message: messageOf(event) ?? '' }),
+      },
+    };
+  if (edge.event.endsWith('.done'))
+    return {
+      ...base,
+      target: edge.to,
+      actions: {
+        type: 'recordSuccess',
+        params: ({ event }: { event: JobEvent }) => ({
+          step: from,
+          ...('spaceNeeded' in event ? { spaceNeeded: event.spaceNeeded } : {}),
+          ...('priority' in event ? { priority: event.priority } : {}),
+        }),
+      },
+    };
+  return { ...base, target: edge.to };
+}
+
+/** The transitions out of `state`, from the table, in table order (several edges of one event are tried in order). */
+function transitionsFrom(state: JobState) {
+  const on: Record<string, ReturnType<typeof transitionOf>[]> = {};
+  for (const edge of jobTable) if (edge.from === state) (on[edge.event] ??= []).push(transitionOf(edge));
+  return on;
+}
+
+/** What each state is for, shown in the inspector. */
+const descriptions: Partial<Record<JobState, string>> = {
+  pending: 'Waiting for the pending consumer to take it',
+  held: 'Kept until an operator releases or deletes it',
+  storing: 'Storage takes the object from the /jobs/JID/store hand-off node',
+  recording: 'Inventory records the version named by the /jobs/JID/inventory hand-off node',
+  completed: 'Nodes kept for reporting until the batch is cleaned up',
+  failed: 'Kept until an operator requeues or deletes it',
+};
+
+/** A state's configuration: its row's step, its table edges; final where its row says so. */
+function stateConfig(row: (typeof jobStateTable)[number]) {
+  const on = transitionsFrom(row.state);
+  const description = descriptions[row.state];
+  return {
+    ...(description ? { description } : {}),
+    ...('step' in row ? { invoke: stepInvoke(row.step) } : {}),
+    ...('final' in row ? { type: 'final' as const } : { on }),
+  };
 }
 
 /**
@@ -67,250 +162,19 @@ function requeueTo([state, statuses]: (typeof jobRequeueTable)[number]) {
  * - An operator may fail a pending or working job (`admin.fail`, mrt-admin's Fail), with a reason;
  *   last_successful_status is kept, so a requeue resumes at the step it was failed in.
  * - completed and deleted are final: nothing leaves them; batch cleanup removes the nodes.
+ *
+ * The edges are job.table.ts's, written once there: each state's transitions are built from its
+ * rows (transitionOf says what each kind of edge records) and each working state invokes the
+ * step its row in states.ts names. The table is the lifecycle; this file adds its behaviour.
  */
 function buildJobMachine(initial: JobState) {
+  const states = Object.fromEntries(jobStateTable.map((row) => [row.state, stateConfig(row)]));
   return jobSetup.createMachine({
     id: 'job',
     initial,
     context: ({ input }) => createJobContext(input),
-    states: {
-      pending: {
-        description: 'Waiting for the pending consumer to take it',
-        on: {
-          'job.held': { target: 'held', description: 'A collection hold is in place' },
-          'admin.hold': { target: 'held' },
-          'job.acquired': { target: 'estimating' },
-          'job.rejected': {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      held: {
-        description: 'Kept until an operator releases or deletes it',
-        on: {
-          'admin.release': { target: 'pending' },
-          'admin.delete': { target: 'deleted' },
-        },
-      },
-      estimating: {
-        invoke: {
-          id: 'estimate',
-          src: 'estimate',
-          input: stepInput,
-          onDone: {
-            actions: raise(({ event }) => ({
-              type: 'estimate.done' as const,
-              spaceNeeded: event.output.spaceNeeded,
-              priority: event.output.priority,
-            })),
-          },
-          onError: {
-            actions: raise(({ event }) => {
-              assertProvided(event.error);
-              return { type: 'estimate.done' as const, spaceNeeded: 0 };
-            }),
-          },
-        },
-        on: {
-          'estimate.failed': {
-            target: 'failed',
-            description: 'A node the job needs stays missing',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-          'estimate.done': {
-            target: 'provisioning',
-            actions: {
-              type: 'recordSuccess',
-              params: ({ event }) => ({
-                step: 'estimating',
-                spaceNeeded: event.spaceNeeded,
-                priority: event.priority,
-              }),
-            },
-          },
-        },
-      },
-      provisioning: {
-        invoke: {
-          id: 'provision',
-          src: 'provision',
-          input: stepInput,
-          onDone: { actions: raise(({ event }) => provisionEvent(event.output)) },
-          onError: {
-            actions: raise(({ event }) => ({
-              type: 'space.short' as const,
-              message: `cannot tell whether there is working space: ${failureMessage(event.error)}`,
-            })),
-          },
-        },
-        on: {
-          'provision.done': {
-            target: 'downloading',
-            actions: { type: 'recordSuccess', params: { step: 'provisioning' } },
-          },
-          'space.short': {
-            description: 'Stays; evaluated again later',
-            actions: { type: 'recordWait', params: ({ event }) => ({ message: event.message }) },
-          },
-          'provision.failed': {
-            target: 'failed',
-            description: 'Too large for this machine, or waited longer than allowed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      downloading: {
-        invoke: {
-          id: 'download',
-          src: 'download',
-          input: stepInput,
-          onDone: {
-            actions: raise(({ event }) => ({
-              type: 'download.done' as const,
-              spaceNeeded: event.output.spaceNeeded,
-            })),
-          },
-          onError: {
-            actions: raise(({ event }) => ({
-              type: 'download.failed' as const,
-              message: failureMessage(event.error),
-            })),
-          },
-        },
-        on: {
-          'download.done': {
-            target: 'processing',
-            actions: {
-              type: 'recordSuccess',
-              params: ({ event }) => ({ step: 'downloading', spaceNeeded: event.spaceNeeded }),
-            },
-          },
-          'download.failed': {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      processing: {
-        invoke: {
-          id: 'process',
-          src: 'process',
-          input: stepInput,
-          onDone: { actions: raise({ type: 'process.done' }) },
-          onError: {
-            actions: raise(({ event }) => ({
-              type: 'process.failed' as const,
-              message: failureMessage(event.error),
-            })),
-          },
-        },
-        on: {
-          'process.done': {
-            target: 'storing',
-            actions: { type: 'recordSuccess', params: { step: 'processing' } },
-          },
-          'process.failed': {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      storing: {
-        description: 'Storage takes the object from the /jobs/JID/store hand-off node',
-        invoke: {
-          id: 'store',
-          src: 'store',
-          input: stepInput,
-          onDone: { actions: raise({ type: 'store.done' }) },
-          onError: {
-            actions: raise(({ event }) => ({
-              type: 'store.failed' as const,
-              message: failureMessage(event.error),
-            })),
-          },
-        },
-        on: {
-          'store.done': {
-            target: 'recording',
-            actions: { type: 'recordSuccess', params: { step: 'storing' } },
-          },
-          'store.failed': {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      recording: {
-        description: 'Inventory records the version named by the /jobs/JID/inventory hand-off node',
-        invoke: {
-          id: 'record',
-          src: 'record',
-          input: stepInput,
-          onDone: { actions: raise({ type: 'record.done' }) },
-          onError: {
-            actions: raise(({ event }) => ({
-              type: 'record.failed' as const,
-              message: failureMessage(event.error),
-            })),
-          },
-        },
-        on: {
-          'record.done': {
-            target: 'notify',
-            actions: { type: 'recordSuccess', params: { step: 'recording' } },
-          },
-          'record.failed': {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      notify: {
-        invoke: {
-          id: 'notify',
-          src: 'notify',
-          input: stepInput,
-          onDone: { actions: raise({ type: 'notify.done' }) },
-          onError: {
-            actions: raise(({ event }) => ({
-              type: 'notify.failed' as const,
-              message: failureMessage(event.error),
-            })),
-          },
-        },
-        on: {
-          'notify.done': {
-            target: 'completed',
-            actions: { type: 'recordSuccess', params: { step: 'notify' } },
-          },
-          'notify.failed': {
-            target: 'failed',
-            actions: { type: 'recordFailure', params: ({ event }) => ({ message: event.message }) },
-          },
-          'admin.fail': adminFail,
-        },
-      },
-      completed: {
-        type: 'final',
-        description: 'Nodes kept for reporting until the batch is cleaned up',
-      },
-      failed: {
-        description: 'Kept until an operator requeues or deletes it',
-        on: {
-          'admin.requeue': jobRequeueTable.map(requeueTo),
-          'admin.delete': { target: 'deleted' },
-        },
-      },
-      deleted: { type: 'final' },
-    },
+    // Built from the table, the config is not literal; its parts are typed where they are made.
+    states: states as Record<JobState, object>,
   });
 }
 

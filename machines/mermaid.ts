@@ -1,38 +1,26 @@
-import type { AnyStateMachine, StateNode, TransitionDefinition } from 'xstate';
-
-type AnyNode = StateNode<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-type AnyTransition = TransitionDefinition<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+import type { AnyStateMachine } from 'xstate';
+import { finalStates, initialState, invokedSteps, machineEdges, stateNames } from './structure.js';
+import type { GuardRef, TableEdge } from './table.js';
 
 /** Mermaid ids cannot hold `-`; the label keeps the real name. */
-function mermaidId(node: { key: string }): string {
-  return node.key.replace(/[^A-Za-z0-9_]/g, '_');
+function mermaidId(state: string): string {
+  return state.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
-function guardLabel(guard: unknown): string | undefined {
+function guardLabel(guard: GuardRef | undefined): string | undefined {
   if (guard === undefined) return undefined;
-  if (typeof guard === 'string') return guard;
-  if (typeof guard === 'object' && guard !== null && 'type' in guard && typeof guard.type === 'string') {
-    const params = 'params' in guard ? guard.params : undefined;
-    if (params && typeof params === 'object') return `${guard.type}(${Object.values(params).join(', ')})`;
-    return guard.type;
-  }
-  return 'guard';
+  return guard.params ? `${guard.type}(${Object.values(guard.params).join(', ')})` : guard.type;
 }
 
-function edgeLines(node: AnyNode): string[] {
-  const lines: string[] = [];
-  for (const [eventType, transitions] of node.transitions) {
-    // Invoke completions only translate a step's result into the named events below.
-    if (eventType.startsWith('xstate.')) continue;
-    const anyGuarded = transitions.some((t: AnyTransition) => t.guard !== undefined);
-    for (const transition of transitions) {
-      const target = transition.target?.[0] ?? node;
-      const guard = guardLabel(transition.guard) ?? (anyGuarded ? 'else' : undefined);
-      const label = guard ? `${eventType} [${guard}]` : eventType;
-      lines.push(`${mermaidId(node)} --> ${mermaidId(target)} : ${label}`);
-    }
-  }
-  return lines;
+/** A state's edges: an unguarded edge among guarded ones on the same event is their `else`. */
+function edgeLines(edges: readonly TableEdge<string, string>[]): string[] {
+  const guardedEvents = new Set(edges.filter((e) => e.guard).map((e) => `${e.from}\u0000${e.event}`));
+  return edges.map((edge) => {
+    const guard =
+      guardLabel(edge.guard) ?? (guardedEvents.has(`${edge.from}\u0000${edge.event}`) ? 'else' : undefined);
+    const label = guard ? `${edge.event} [${guard}]` : edge.event;
+    return `${mermaidId(edge.from ?? '')} --> ${mermaidId(edge.to)} : ${label}`;
+  });
 }
 
 /**
@@ -41,19 +29,18 @@ function edgeLines(node: AnyNode): string[] {
  * so the picture shows what the machine really does.
  */
 export function toMermaid(machine: AnyStateMachine): string {
-  const nodes = Object.values(machine.root.states) as AnyNode[];
+  const states = stateNames(machine);
+  const edges = machineEdges(machine);
+  const finals = new Set(finalStates(machine));
   const lines = ['stateDiagram-v2'];
-  for (const node of nodes) {
-    if (mermaidId(node) !== node.key) lines.push(`state "${node.key}" as ${mermaidId(node)}`);
-  }
-  const initial = machine.root.initial.target[0];
+  for (const state of states)
+    if (mermaidId(state) !== state) lines.push(`state "${state}" as ${mermaidId(state)}`);
+  const initial = initialState(machine);
   if (initial) lines.push(`[*] --> ${mermaidId(initial)}`);
-  for (const node of nodes) {
-    lines.push(...edgeLines(node));
-    for (const invoke of node.invoke) {
-      lines.push(`${mermaidId(node)} : invokes ${typeof invoke.src === 'string' ? invoke.src : invoke.id}`);
-    }
-    if (node.type === 'final') lines.push(`${mermaidId(node)} --> [*]`);
+  for (const state of states) {
+    lines.push(...edgeLines(edges.filter((edge) => edge.from === state)));
+    for (const step of invokedSteps(machine, state)) lines.push(`${mermaidId(state)} : invokes ${step}`);
+    if (finals.has(state)) lines.push(`${mermaidId(state)} --> [*]`);
   }
   return lines.map((line, i) => (i === 0 ? line : `  ${line}`)).join('\n') + '\n';
 }

@@ -1,8 +1,8 @@
 /**
  * The table beside the machines (DESIGN.md §7): one row per state of each lifecycle, in the
  * order mrt-zk's `states.yml` lists them, with the status name ZooKeeper stores (its wire name),
- * the folder a job's ref sits in under `/jobs/states`, and the step (machine actor) a working
- * state invokes. Everything else — paths, consumers, CLI and API options, metric labels, the
+ * the folder a job's ref sits in under `/jobs/states`, the step (machine actor) a working state
+ * invokes, whether it is final, its colour, and (jobs) its batch folder. Everything else — paths, consumers, CLI and API options, metric labels, the
  * dashboard's lists — derives from these rows and the machines, which are checked against them
  * (`defineJobLifecycle`, and the machine tests).
  */
@@ -35,7 +35,28 @@ export interface StateRow<S extends string = string> {
    * Merritt's storage may still delete it, but it is done with).
    */
   readonly cleanedUp?: true;
+  /** Nothing leaves it (completed, deleted): the machine's final states, checked against it. */
+  readonly final?: true;
+  /** How the dashboard colours it: waiting, working, done, failed or gone. */
+  readonly category: StateCategory;
+  /** The folder under `/batches/BID/states` a job's ref sits in while the job is in it (jobs only). */
+  readonly batchFolder?: BatchFolder;
 }
+
+/** How a state is coloured, in the diagrams and in the browser's badges. */
+export type StateCategory = 'wait' | 'work' | 'ok' | 'bad' | 'gone';
+
+/**
+ * The folders under `/batches/BID/states` a job ref can sit in (mrt-zk's names): jobs still at
+ * work in the first, finished jobs by outcome in the others.
+ */
+export const BATCH_FOLDERS = [
+  'batch-processing',
+  'batch-completed',
+  'batch-failed',
+  'batch-deleted',
+] as const;
+export type BatchFolder = (typeof BATCH_FOLDERS)[number];
 
 /** The states of `table` cleanup removes items in (its `cleanedUp` rows). */
 export function cleanedUpStates(table: readonly StateRow[]): ReadonlySet<string> {
@@ -48,35 +69,105 @@ export type MerrittService = 'storage' | 'inventory';
 export const jobStateTable = [
   // Merritt's ingest creates a job's working directory on the move out of pending (its
   // InitializeConsumer): its own jobs are left to it here too.
-  { state: 'pending', wire: 'Pending', folder: 'pending', needsPayload: true },
-  { state: 'held', wire: 'Held', folder: 'held' },
-  { state: 'estimating', wire: 'Estimating', folder: 'estimating', step: 'estimate', needsPayload: true },
+  {
+    state: 'pending',
+    wire: 'Pending',
+    folder: 'pending',
+    needsPayload: true,
+    category: 'wait',
+    batchFolder: 'batch-processing',
+  },
+  { state: 'held', wire: 'Held', folder: 'held', category: 'wait', batchFolder: 'batch-processing' },
+  {
+    state: 'estimating',
+    wire: 'Estimating',
+    folder: 'estimating',
+    step: 'estimate',
+    needsPayload: true,
+    category: 'work',
+    batchFolder: 'batch-processing',
+  },
   {
     state: 'provisioning',
     wire: 'Provisioning',
     folder: 'provisioning',
     step: 'provision',
     needsPayload: true,
+    category: 'work',
+    batchFolder: 'batch-processing',
   },
-  { state: 'downloading', wire: 'Downloading', folder: 'downloading', step: 'download', needsPayload: true },
-  { state: 'processing', wire: 'Processing', folder: 'processing', step: 'process', needsPayload: true },
-  { state: 'storing', wire: 'Storing', folder: 'storing', step: 'store', merritt: 'storage' },
-  { state: 'recording', wire: 'Recording', folder: 'recording', step: 'record', merritt: 'inventory' },
-  { state: 'notify', wire: 'Notify', folder: 'notify', step: 'notify' },
-  { state: 'completed', wire: 'Completed', folder: 'completed' },
-  { state: 'failed', wire: 'Failed', folder: 'failed' },
-  { state: 'deleted', wire: 'Deleted', folder: 'deleted' },
+  {
+    state: 'downloading',
+    wire: 'Downloading',
+    folder: 'downloading',
+    step: 'download',
+    needsPayload: true,
+    category: 'work',
+    batchFolder: 'batch-processing',
+  },
+  {
+    state: 'processing',
+    wire: 'Processing',
+    folder: 'processing',
+    step: 'process',
+    needsPayload: true,
+    category: 'work',
+    batchFolder: 'batch-processing',
+  },
+  {
+    state: 'storing',
+    wire: 'Storing',
+    folder: 'storing',
+    step: 'store',
+    merritt: 'storage',
+    category: 'work',
+    batchFolder: 'batch-processing',
+  },
+  {
+    state: 'recording',
+    wire: 'Recording',
+    folder: 'recording',
+    step: 'record',
+    merritt: 'inventory',
+    category: 'work',
+    batchFolder: 'batch-processing',
+  },
+  {
+    state: 'notify',
+    wire: 'Notify',
+    folder: 'notify',
+    step: 'notify',
+    category: 'work',
+    batchFolder: 'batch-processing',
+  },
+  {
+    state: 'completed',
+    wire: 'Completed',
+    folder: 'completed',
+    final: true,
+    category: 'ok',
+    batchFolder: 'batch-completed',
+  },
+  { state: 'failed', wire: 'Failed', folder: 'failed', category: 'bad', batchFolder: 'batch-failed' },
+  {
+    state: 'deleted',
+    wire: 'Deleted',
+    folder: 'deleted',
+    final: true,
+    category: 'gone',
+    batchFolder: 'batch-deleted',
+  },
 ] as const satisfies readonly StateRow[];
 
 export const batchStateTable = [
-  { state: 'pending', wire: 'Pending' },
-  { state: 'held', wire: 'Held' },
-  { state: 'processing', wire: 'Processing' },
-  { state: 'reporting', wire: 'Reporting' },
-  { state: 'completed', wire: 'Completed', cleanedUp: true },
-  { state: 'failed', wire: 'Failed' },
-  { state: 'update-reporting', wire: 'UpdateReporting' },
-  { state: 'deleted', wire: 'Deleted', cleanedUp: true },
+  { state: 'pending', wire: 'Pending', category: 'wait' },
+  { state: 'held', wire: 'Held', category: 'wait' },
+  { state: 'processing', wire: 'Processing', step: 'expand', category: 'work' },
+  { state: 'reporting', wire: 'Reporting', step: 'report', category: 'work' },
+  { state: 'completed', wire: 'Completed', final: true, category: 'ok', cleanedUp: true },
+  { state: 'failed', wire: 'Failed', category: 'bad' },
+  { state: 'update-reporting', wire: 'UpdateReporting', step: 'report', category: 'work' },
+  { state: 'deleted', wire: 'Deleted', final: true, category: 'gone', cleanedUp: true },
 ] as const satisfies readonly StateRow[];
 
 /**
@@ -84,11 +175,11 @@ export const batchStateTable = [
  * requests (merritt-protocols.md §7), so the engine leaves them to Merritt's storage service.
  */
 export const accessStateTable = [
-  { state: 'pending', wire: 'Pending', merritt: 'storage' },
-  { state: 'processing', wire: 'Processing' },
-  { state: 'completed', wire: 'Completed', cleanedUp: true },
-  { state: 'failed', wire: 'Failed' },
-  { state: 'deleted', wire: 'Deleted', cleanedUp: true },
+  { state: 'pending', wire: 'Pending', merritt: 'storage', category: 'wait' },
+  { state: 'processing', wire: 'Processing', step: 'assemble', category: 'work' },
+  { state: 'completed', wire: 'Completed', category: 'ok', cleanedUp: true },
+  { state: 'failed', wire: 'Failed', category: 'bad' },
+  { state: 'deleted', wire: 'Deleted', final: true, category: 'gone', cleanedUp: true },
 ] as const satisfies readonly StateRow[];
 
 type JobRow = (typeof jobStateTable)[number];

@@ -104,7 +104,7 @@ export async function startUp(
       : {}),
   };
   // One id for every attempt: a create whose answer was lost is found as ours, not left behind.
-  const id = engineId(announcement.host, announcement.pid);
+  const id = engine.id ?? engineId(announcement.host, announcement.pid);
   return retryWhileUnavailable(() => registerEngine(queue, announcement, id), {
     ...retry,
     step: 'engine registration',

@@ -34,6 +34,8 @@ import { createZk, type ZkClient, type ZkOptions } from './zk/index.js';
 import { startEmbedded } from './zk-server/embedded.js';
 import { readEndpoint } from './endpoint-file.js';
 import { Closing, startUp, startUpRetry, type StartUpOptions } from './service-startup.js';
+import { engineId } from './queue/tree/engines.js';
+import { hostname } from 'node:os';
 
 /** How `mrtq serve` runs; every field has a default. */
 export interface ServiceOptions extends StartUpOptions {
@@ -318,6 +320,8 @@ function createEngine(
       metrics: parts.metrics,
       log: parts.log.child({ component: 'engine' }),
       inspect: parts.inspector?.inspect,
+      // The id it registers under /engines: an operator finds the engine a job's attempts name.
+      engineId: engineId(hostname(), process.pid),
       ...(parts.poisonAttempts !== undefined ? { poisonAttempts: parts.poisonAttempts } : {}),
     },
     {

@@ -1,4 +1,4 @@
-import type { BatchEvent } from '../../machines/index.js';
+import { batchRoles, type BatchEvent } from '../../machines/index.js';
 import { takeLockForAdmin, type AdminOptions } from './lock.js';
 import { loadBatch, type BatchRecord } from '../queue/batches/load.js';
 import { commitBatchTransition } from '../queue/batches/transition.js';
@@ -62,7 +62,9 @@ export async function deleteBatch(
 ): Promise<DeletedBatch> {
   const current = await loadBatch(ctx, bid);
   const batch =
-    current.status === 'deleted' ? current : await withBatch(ctx, bid, { type: 'admin.delete' }, options);
+    current.status === batchRoles.deleted
+      ? current
+      : await withBatch(ctx, bid, { type: 'admin.delete' }, options);
   const outcome = await removeBatchNow(ctx, bid);
   ctx.log.info({ batchId: bid, ...outcome }, 'batch deleted');
   return 'removed' in outcome

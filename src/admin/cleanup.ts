@@ -1,5 +1,10 @@
-import { batchFolderForJob } from '../queue/batches/jobs.js';
-import { batchStateTable, batchWireNames, cleanedUpStates, parseBatchState } from '../../machines/index.js';
+import {
+  batchStateTable,
+  batchWireNames,
+  cleanedUpStates,
+  parseBatchState,
+  BATCH_FOLDERS,
+} from '../../machines/index.js';
 import { ZkTransactionError, isZkError, type Op } from '../zk/index.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { DEFAULT_ORPHAN_GRACE_MS } from '../doctor/doctor.js';
@@ -10,15 +15,7 @@ export type { CleanupSkip } from '../doctor/orphans.js';
 import { createLimit, createTreeReader, type TreeReader } from '../queue/scan/reader.js';
 import { scanBatch, scanJob, scanQueue, type BatchScan, type QueueScan } from '../queue/scan/snapshot.js';
 import { releaseEventually, tryLock } from '../queue/locks/lock.js';
-import {
-  BATCH_FOLDERS,
-  batchChild,
-  batchPath,
-  batchUuidPath,
-  jobChild,
-  jobPath,
-  jobRef,
-} from '../queue/tree/paths.js';
+import { batchChild, batchPath, batchUuidPath, jobChild, jobPath, jobRef } from '../queue/tree/paths.js';
 import { parseTimestamp } from '../queue/tree/timestamps.js';
 
 export interface CleanupOptions {
@@ -257,7 +254,8 @@ interface JobOutcome {
 type JobPlan = { ops: Op[]; refs: string[] } | JobOutcome;
 
 /** Jobs whose batch ref has left batch-processing (completed, failed, deleted) may be removed. */
-const isFinal = (state: string): boolean => batchFolderForJob(state) !== 'batch-processing';
+const isDone = (ctx: QueueContext, state: string): boolean =>
+  ctx.lifecycle.batchFolderOf(state) !== 'batch-processing';
 
 /** What removing a job takes now: its existing state refs, its children and itself. */
 async function planJobRemoval(
@@ -277,7 +275,7 @@ async function planJobRemoval(
     status?.ok && typeof status.value.status === 'string'
       ? ctx.lifecycle.parse(status.value.status)
       : undefined;
-  if (state && !isFinal(state)) return { removed: false, blocker: `job ${jid} is ${state}` };
+  if (state && !isDone(ctx, state)) return { removed: false, blocker: `job ${jid} is ${state}` };
   const known = (index.stateRefs.get(jid) ?? []).map((ref: StateRef) => ref.path);
   const priority = Number(textOf(job.priority) || 5);
   const candidates = new Set(

@@ -1,3 +1,4 @@
+import { batchRoles } from '../../machines/index.js';
 import { releaseBatch } from './batches.js';
 import { releaseJob } from './jobs.js';
 import { loadBatch } from '../queue/batches/load.js';
@@ -34,7 +35,8 @@ export async function releaseCollection(ctx: QueueContext, mnemonic: string): Pr
       result.failed.push({ item, message: err.message });
     }
   };
-  for (const name of await ctx.zk.getChildren(jobStateFolder('held'))) {
+  const held = ctx.lifecycle.enteredBy('job.held');
+  for (const name of held === undefined ? [] : await ctx.zk.getChildren(jobStateFolder(held))) {
     const jid = parseRefName(name)?.jid;
     if (!jid) continue;
     const job = await loadJob(ctx, jid).catch(() => undefined);
@@ -42,7 +44,7 @@ export async function releaseCollection(ctx: QueueContext, mnemonic: string): Pr
   }
   for (const bid of (await ctx.zk.getChildren(BATCHES)).filter(isBatchId)) {
     const batch = await loadBatch(ctx, bid).catch(() => undefined);
-    if (batch?.status === 'held' && batch.submission.collection === mnemonic) {
+    if (batch?.status === batchRoles.held && batch.submission.collection === mnemonic) {
       await attempt(bid, 'batches', () => releaseBatch(ctx, bid));
     }
   }

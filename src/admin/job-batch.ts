@@ -1,3 +1,4 @@
+import { batchReportingStates } from '../../machines/index.js';
 import { takeLockForAdmin, type AdminOptions } from './lock.js';
 import type { AcquiredBatch } from '../queue/batches/acquire.js';
 import { loadBatch } from '../queue/batches/load.js';
@@ -31,7 +32,7 @@ export async function lockJobsBatch(
   });
   try {
     const batch = await loadBatch(ctx, bid);
-    if (batch.status === 'reporting' || batch.status === 'update-reporting') {
+    if (batchReportingStates.has(batch.status)) {
       throw new QueueError(
         'LOCK_HELD',
         `batch ${bid} is ${batch.status}; ${action} job ${jid} once its report is out`,

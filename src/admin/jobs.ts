@@ -1,4 +1,4 @@
-import type { JobEvent } from '../../machines/index.js';
+import { canBatch, type JobEvent } from '../../machines/index.js';
 import { ZkTransactionError } from '../zk/index.js';
 import { lockJobsBatch } from './job-batch.js';
 import { findRefIn } from '../queue/jobs/refs.js';
@@ -75,7 +75,10 @@ export async function deleteJob(
     return undefined;
   });
   if (!acquired) {
-    await moveForeignJob(ctx, jid, 'deleted', options);
+    const deleted = ctx.lifecycle.enteredBy('admin.delete');
+    if (deleted === undefined)
+      throw new QueueError('BAD_REQUEST', 'this job lifecycle has no delete', jobPath(jid));
+    await moveForeignJob(ctx, jid, deleted, options);
     return loadJob(ctx, jid);
   }
   let batchLock: HeldLock | undefined;
@@ -131,7 +134,8 @@ export async function requeueJob(
     const { batch } = batchLock;
     const now = ctx.now();
     const ops = jobTransitionOps(acquired, next, {}, now, ctx.lifecycle);
-    if (batch.status === 'failed') {
+    const reopens = canBatch(batch, { type: 'batch.job-requeued' });
+    if (reopens) {
       const nextBatch = nextBatchRecord(batch, { type: 'batch.job-requeued' });
       ops.push(...batchTransitionOps(batchLock, nextBatch, {}, now));
     } else {
@@ -139,7 +143,7 @@ export async function requeueJob(
     }
     await ctx.zk.multi(ops);
     ctx.log.info(
-      { jobId: jid, to: next.status, retryCount: next.retryCount, batchReopened: batch.status === 'failed' },
+      { jobId: jid, to: next.status, retryCount: next.retryCount, batchReopened: reopens },
       'job requeued',
     );
     return next;

@@ -1,16 +1,14 @@
+import { BATCH_FOLDERS, canBatch, type BatchFolder } from '../../machines/index.js';
 import { takeLockForAdmin, type AdminOptions } from './lock.js';
-import { batchFolderForJob } from '../queue/batches/jobs.js';
 import { nextBatchRecord, batchTransitionOps } from '../queue/batches/transition.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { QueueError } from '../queue/tree/errors.js';
 import { lockJobsBatch } from './job-batch.js';
 import { releaseEventually } from '../queue/locks/lock.js';
 import {
-  BATCH_FOLDERS,
   batchFolderPath,
   batchPath,
   batchRef,
-  type BatchFolder,
   clampPriority,
   jobChild,
   jobPath,
@@ -70,7 +68,7 @@ export async function readForeignStatus(ctx: QueueContext, jid: string): Promise
 /** The states an operator may move a foreign-status job to: where a consumer takes it up again. */
 function checkTarget(ctx: QueueContext, jid: string, to: string): void {
   const { lifecycle } = ctx;
-  if (to === 'deleted' && lifecycle.isState('deleted')) return;
+  if (to === lifecycle.enteredBy('admin.delete')) return;
   if (lifecycle.servableStates.includes(to)) return;
   throw new QueueError(
     'BAD_REQUEST',
@@ -134,7 +132,8 @@ export async function moveForeignJob(
     const bid = decodeText(bidNode?.data);
     if (!bid) throw new QueueError('ITEM_INVALID', `${jobChild(jid, 'bid')} is missing`, jobPath(jid));
     const priority = clampPriority(decodeInteger(jobChild(jid, 'priority'), priorityNode?.data, 5));
-    const action = to === 'deleted' ? 'delete' : 'requeue';
+    const deleting = to === ctx.lifecycle.enteredBy('admin.delete');
+    const action = deleting ? 'delete' : 'requeue';
     batchLock = await lockJobsBatch(ctx, bid, jid, action, options);
     const [ref, batchRefs] = await Promise.all([
       findRefIn(ctx, jobStateFolder(foreign.raw), jid),
@@ -143,8 +142,8 @@ export async function moveForeignJob(
     const status = {
       status: to,
       lastSuccessfulStatus: foreign.lastSuccessfulStatus,
-      retryCount: to === 'deleted' ? foreign.retryCount : foreign.retryCount + 1,
-      message: to === 'deleted' ? foreign.message : null,
+      retryCount: deleting ? foreign.retryCount : foreign.retryCount + 1,
+      message: deleting ? foreign.message : null,
     };
     const now = ctx.now();
     const ops: Op[] = [
@@ -159,15 +158,15 @@ export async function moveForeignJob(
       { op: priorityNode ? 'set' : 'create', path: jobChild(jid, 'priority'), data: encodeText(priority) },
     ];
     if (ref) ops.push({ op: 'delete', path: ref });
-    if (to !== 'deleted') ops.push({ op: 'create', path: jobRef(to, priority, jid) });
-    const folder = batchFolderForJob(to);
+    if (!deleting) ops.push({ op: 'create', path: jobRef(to, priority, jid) });
+    const folder = ctx.lifecycle.batchFolderOf(to);
     const target = batchRef(bid, folder, jid);
     for (const path of batchRefs) if (path !== target) ops.push({ op: 'delete', path });
     if (!batchRefs.includes(target))
       ops.push(...(await missingFolders(ctx, bid, folder)), { op: 'create', path: target });
     ops.push({ op: 'delete', path: lock.path });
     const { batch } = batchLock;
-    if (to !== 'deleted' && batch.status === 'failed') {
+    if (!deleting && canBatch(batch, { type: 'batch.job-requeued' })) {
       ops.push(
         ...batchTransitionOps(batchLock, nextBatchRecord(batch, { type: 'batch.job-requeued' }), {}, now),
       );

@@ -21,8 +21,9 @@ export interface BaselineOptions {
 // The states and moves the engine runs, from Merritt's lifecycle: a job leaves each servable state
 // for the state a success leads to (where a requeue after it would resume), the last one for completed.
 const STATES = merrittJobLifecycle.servableStates;
+const COMPLETED = merrittJobLifecycle.enteredBy('notify.done') as string;
 const NEXT: Record<string, string> = Object.fromEntries(
-  STATES.map((state) => [state, merrittJobLifecycle.resumeAfter(state) ?? 'completed']),
+  STATES.map((state) => [state, merrittJobLifecycle.resumeAfter(state) ?? COMPLETED]),
 );
 
 function status(state: string, last: string | null): Buffer {
@@ -42,7 +43,7 @@ export async function baselineRate(
   options: BaselineOptions,
 ): Promise<{ jobsPerS: number; seconds: number }> {
   const { root, jobs } = options;
-  const folders = [...STATES, 'completed'].map((state) => `states/${state}`);
+  const folders = [...STATES, COMPLETED].map((state) => `states/${state}`);
   for (const folder of [...folders, 'batch/batch-processing', 'batch/batch-completed', 'jobs'])
     await persist('baseline setup', () => zk.mkdirp(`${root}/${folder}`));
   // Jobs created up front (not measured), as the engine's expansion is not in its window either.
@@ -52,7 +53,11 @@ export async function baselineRate(
       const jid = `jid${String(i).padStart(10, '0')}`;
       ops.push(
         { op: 'create' as const, path: `${root}/jobs/${jid}` },
-        { op: 'create' as const, path: `${root}/jobs/${jid}/status`, data: status('pending', null) },
+        {
+          op: 'create' as const,
+          path: `${root}/jobs/${jid}/status`,
+          data: status(merrittJobLifecycle.initial, null),
+        },
         { op: 'create' as const, path: `${root}/states/pending/05-${jid}` },
         { op: 'create' as const, path: `${root}/batch/batch-processing/${jid}` },
       );
@@ -81,7 +86,7 @@ export async function baselineRate(
       await write.set(`${root}/jobs/${jid}/status`, status(next, state));
       await write.remove(`${root}/states/${state}/${ref}`);
       await write.create(`${root}/states/${next}/${ref}`);
-      if (next === 'completed') {
+      if (next === COMPLETED) {
         await write.remove(`${root}/batch/batch-processing/${jid}`);
         if (await write.create(`${root}/batch/batch-completed/${jid}`)) completed++;
       }

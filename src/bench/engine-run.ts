@@ -9,7 +9,7 @@ import type { QueueContext } from '../queue/tree/context.js';
 import { ensureQueueTree } from '../queue/tree/init.js';
 import { createSimulatedSteps } from '../steps/simulated.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
-import { merrittJobLifecycle } from '../../machines/index.js';
+import { merrittJobLifecycle, batchFinishedStates } from '../../machines/index.js';
 import { persist } from './retry.js';
 
 /** A ledger line with the time it was written (ms, performance.now()) and the session's requests so far. */
@@ -100,7 +100,7 @@ export async function waitForBatch(queue: QueueContext, bid: string, timeoutMs: 
   const until = Date.now() + timeoutMs;
   for (;;) {
     const { status } = await persist('batch status', () => loadBatch(queue, bid));
-    if (status === 'completed' || status === 'failed') return;
+    if (batchFinishedStates.has(status)) return;
     if (Date.now() > until) throw new Error(`batch ${bid} still ${status} after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
   }

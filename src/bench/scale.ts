@@ -1,3 +1,4 @@
+import { merrittJobLifecycle } from '../../machines/index.js';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { serveCommand } from '../serve-flags.js';
@@ -99,7 +100,7 @@ export async function engineAtScale(
     '--steps',
     'simulated',
     '--states',
-    'pending',
+    merrittJobLifecycle.initial,
     '--no-http',
     '--sweep',
     '0',

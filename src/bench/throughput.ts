@@ -1,3 +1,4 @@
+import { batchRoles, merrittJobLifecycle } from '../../machines/index.js';
 import { percentile } from './stats.js';
 import {
   cpuMsSoFar,
@@ -9,6 +10,9 @@ import {
 import { listBatchJobs } from '../queue/batches/jobs.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { persist } from './retry.js';
+
+/** The state a job that went all the way ends in. */
+const COMPLETED = merrittJobLifecycle.enteredBy('notify.done');
 
 export interface ThroughputResult {
   jobs: number;
@@ -44,7 +48,7 @@ export async function engineThroughput(
     const cpuMs = cpuMsSoFar() - (bench.cpuMsAtFirstJobCommit() ?? Number.NaN);
     const commits = bench.entries.filter((e) => e.kind === 'commit' && isJob(e));
     const first = commits[0]!;
-    const last = commits.filter((e) => e.to === 'completed').at(-1)!;
+    const last = commits.filter((e) => e.to === COMPLETED).at(-1)!;
     const seconds = (last.at - first.at) / 1000;
     const requests = last.requests - first.requests;
     return {
@@ -81,11 +85,11 @@ export async function completionLatency(
     }
     const completedAt = new Map<string, number>();
     for (const e of bench.entries)
-      if (e.kind === 'commit' && e.to === 'completed' && isJob(e)) completedAt.set(e.item, e.at);
+      if (e.kind === 'commit' && e.to === COMPLETED && isJob(e)) completedAt.set(e.item, e.at);
     const latencies: number[] = [];
     for (const bid of bids) {
       const reporting = bench.entries.find(
-        (e) => e.kind === 'commit' && e.item === bid && e.to === 'reporting',
+        (e) => e.kind === 'commit' && e.item === bid && e.to === batchRoles.reporting,
       );
       const jids = (await persist('batch jobs', () => listBatchJobs(submitter, bid))).map((j) => j.jid);
       const lastJob = Math.max(...jids.map((jid) => completedAt.get(jid) ?? Number.NaN));

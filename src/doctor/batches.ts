@@ -1,4 +1,10 @@
-import { batchWireNames, parseBatchState, type BatchState } from '../../machines/index.js';
+import {
+  batchWireNames,
+  parseBatchState,
+  type BatchState,
+  BATCH_FOLDERS,
+  type BatchFolder,
+} from '../../machines/index.js';
 import { decodeObject, isOrphanBatch } from '../queue/scan/ref-index.js';
 import { unexpandableReason } from '../queue/batches/expandable.js';
 import {
@@ -11,13 +17,7 @@ import {
   type DoctorProblem,
 } from './problems.js';
 import type { BatchScan, QueueScan } from '../queue/scan/snapshot.js';
-import {
-  BATCH_FOLDERS,
-  batchChild,
-  batchPath,
-  batchUuidPath,
-  type BatchFolder,
-} from '../queue/tree/paths.js';
+import { batchChild, batchPath, batchUuidPath } from '../queue/tree/paths.js';
 
 /** Checks every batch's own nodes, its uuid entry, and its status against its folders (DESIGN.md §3). */
 export function checkBatches(

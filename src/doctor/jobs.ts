@@ -1,5 +1,4 @@
 import type { JobLifecycle } from '../../machines/index.js';
-import { batchFolderForJob } from '../queue/batches/jobs.js';
 import { decodeObject, isOrphanJob, textOf, type RefIndex } from '../queue/scan/ref-index.js';
 import { isUnclampedAsWritten, unclampedRefNote } from './job-notes.js';
 import {
@@ -268,7 +267,7 @@ function stateRefProblem(
 /** The one problem of a job's ref in its batch's folders, if any. */
 function batchRefProblem(jid: string, state: string, bid: string, index: RefIndex, lifecycle: JobLifecycle) {
   const refs = (index.batchRefs.get(jid) ?? []).filter((ref) => ref.bid === bid);
-  const expected = batchRef(bid, batchFolderForJob(state), jid);
+  const expected = batchRef(bid, lifecycle.batchFolderOf(state), jid);
   const status = lifecycle.wireName(state);
   if (refs.length === 0) {
     const message = `job ${jid} (${status}) has no ref in its batch ${bid}, so the batch cannot tell when it is done`;

@@ -1,7 +1,7 @@
 import { interval, type Subscription } from 'rxjs';
 import type { AccessQueue } from '../../machines/index.js';
 import { acquireAccess, type AcquiredAccess } from '../queue/access/requests.js';
-import { runAccessRequest } from './access-work.js';
+import { accessItem } from './items/access.js';
 import { AccessStatusWatch } from './access-status-watch.js';
 import type { AccessSteps } from '../steps/contracts.js';
 import { acquireBatch, type AcquiredBatch, type BatchWork } from '../queue/batches/acquire.js';
@@ -18,7 +18,7 @@ import { readFirstRefs } from '../queue/jobs/refs.js';
 import { ensureQueueTree } from '../queue/tree/init.js';
 import { isQueuePaused } from '../queue/locks/queue-pause.js';
 import { candidatesPerRead, children$, collectionHolds$, jobWork$, queuePaused$ } from '../streams/index.js';
-import { expandBatch, reportBatch } from './batch-work.js';
+import { batchItem } from './items/batch.js';
 import { BATCH_WORK, batchWorkNow, watchBatches } from './batch-watch.js';
 export { BATCH_WORK };
 import { Consumer } from './consumer.js';
@@ -28,7 +28,10 @@ import { releaseEventually, type HeldLock } from '../queue/locks/lock.js';
 import { StallGuard } from './stall-guard.js';
 import { StepIsolation } from './step-isolation.js';
 import type { EngineDeps, HandOver } from './deps.js';
-import { runJobStep, takePendingJob } from './job-work.js';
+import { jobItem } from './items/job.js';
+import { runItem, type HeldItem } from './items/item-runner.js';
+import type { ConsumerSpec } from './consumer.js';
+import type { QueueError } from '../queue/tree/errors.js';
 import { IncompleteJobs } from './incomplete-jobs.js';
 import { WaitingJobNodes } from './waiting-job-nodes.js';
 import { failIncompleteJob } from '../queue/jobs/incomplete.js';
@@ -67,6 +70,27 @@ export interface EngineOptions {
 const DEFAULT_INCOMPLETE_JOB_FAIL_MS = 5 * 60_000;
 
 const DEFAULT_LIMIT = 4;
+
+/** What an acquisition is told about the candidates it passes by (see acquireJob). */
+interface AcquireHooks {
+  candidates: readonly string[];
+  skip: (id: string) => boolean;
+  onLocked: (id: string) => void;
+  onInvalid: (id: string, error: QueueError) => void;
+  onLeft: (id: string, reason: string) => void;
+}
+
+/** One kind of item a consumer takes: what differs between jobs, batches and access requests. */
+interface ConsumedItem<A> extends Omit<ConsumerSpec<A>, 'acquire' | 'log' | 'giveBack' | 'unusable'> {
+  acquire: (hooks: AcquireHooks) => Promise<A | undefined>;
+  /** How the problem log names an item: its log fields and a phrase (`left`: one left to another service). */
+  labels: (id: string) => { fields: Record<string, unknown>; what: string; left?: string };
+  /** Also told of an item that cannot be used (jobs: one missing a node is timed). */
+  invalid?: (id: string, error: QueueError) => void;
+  /** The metric label of lock contention, when it is counted. */
+  contention?: string;
+  unusable: WaitingItems;
+}
 
 /**
  * An item that could not be used is looked at again when its nodes change, and otherwise after
@@ -135,6 +159,11 @@ export class Engine {
   }
 
   /** States and batch work this engine serves (for health and metrics). */
+  /** The id this engine registers under `/engines` and records in each step attempt, when given. */
+  get id(): string | undefined {
+    return this.deps.engineId;
+  }
+
   get served(): { jobStates: readonly string[]; batchWork: readonly BatchWork[] } {
     return {
       jobStates: this.options.jobStates ?? this.deps.queue.lifecycle.servableStates,
@@ -221,37 +250,62 @@ export class Engine {
     this.deps.log.info('engine stopped');
   }
 
-  private startJobConsumer(deps: EngineDeps, state: string): void {
-    const { lifecycle } = deps.queue;
-    const consumer = new Consumer<AcquiredJob>({
-      name: state,
-      limit: this.options.limits?.[state] ?? (state === lifecycle.initial ? 8 : DEFAULT_LIMIT),
+  /**
+   * The one consumer factory: every kind of item is acquired, reported when unusable or left to
+   * another service, waited on when locked elsewhere, and run by the item runner the same way.
+   * `item` says what differs: how it is acquired, how its problems are labelled, what runs.
+   */
+  private consumerOf<A extends HeldItem>(deps: EngineDeps, item: ConsumedItem<A>): Consumer<A> {
+    const { acquire, labels, invalid, work, contention, ...spec } = item;
+    return new Consumer<A>({
+      ...spec,
       log: deps.log,
       acquire: (candidates, skip, onLocked, onUnusable) =>
-        acquireJob(deps.queue, state, {
+        acquire({
           candidates,
           skip,
-          onLocked: (jid) => {
-            deps.metrics?.lockContention(state);
-            onLocked(jid);
+          onLocked: (id) => {
+            if (contention !== undefined) deps.metrics?.lockContention(contention);
+            onLocked(id);
           },
-          onInvalid: (jid, error) => {
-            this.problems.report({ jobId: jid, state }, jid, error, `job ${jid}`);
-            if (error.incomplete) this.incompleteJobs.note(jid, state);
-            onUnusable(jid);
+          onInvalid: (id, error) => {
+            const { fields, what } = labels(id);
+            this.problems.report(fields, id, error, what);
+            invalid?.(id, error);
+            onUnusable(id);
           },
-          // Its payload is on the disk of the ingest service that wrote it: one info line, and
-          // read again only when one of its nodes changes (that service moves it, or it is mended).
-          onLeft: (jid, reason) => {
-            this.problems.left({ jobId: jid, state }, jid, reason, `job ${jid}`);
-            onUnusable(jid);
+          // Read again only when one of its nodes changes (the service it is left to takes it, or it is mended).
+          onLeft: (id, reason) => {
+            const { fields, what, left } = labels(id);
+            this.problems.left(fields, id, reason, left ?? what);
+            onUnusable(id);
           },
         }),
+      giveBack: this.release,
+      work: (acquired, signal) => {
+        const id = spec.idOf(acquired);
+        this.problems.clear(id);
+        spec.unusable.clear(id);
+        return work(acquired, signal);
+      },
+    });
+  }
+
+  private startJobConsumer(deps: EngineDeps, state: string): void {
+    const { lifecycle } = deps.queue;
+    const consumer = this.consumerOf<AcquiredJob>(deps, {
+      name: state,
+      limit: this.options.limits?.[state] ?? (state === lifecycle.initial ? 8 : DEFAULT_LIMIT),
+      contention: state,
+      acquire: (hooks) => acquireJob(deps.queue, state, hooks),
+      labels: (jid) => ({ fields: { jobId: jid, state }, what: `job ${jid}` }),
+      invalid: (jid, error) => {
+        if (error.incomplete) this.incompleteJobs.note(jid, state);
+      },
       idOf: (acquired) => acquired.job.jobId,
       candidateId: (name) => parseRefName(name)?.jid ?? name,
       rankOf: refRank,
       busyElsewhere: (jid) => this.jobInHand(jid),
-      giveBack: this.release,
       // New jobs are taken while the state they go to has room here (see ConsumerSpec.intakeRoom).
       intakeRoom:
         state === lifecycle.initial
@@ -259,16 +313,13 @@ export class Engine {
           : undefined,
       roomChanged: () => this.consumers.get(lifecycle.initial)?.refill(),
       work: async (acquired, signal) => {
-        this.problems.clear(acquired.job.jobId);
-        this.unusableJobs.clear(acquired.job.jobId);
         this.incompleteJobs.clear(acquired.job.jobId);
         this.waitingNodes?.taken(acquired.job.jobId);
+        const to = (await runItem(deps, jobItem, acquired, signal))?.status;
         if (!lifecycle.isWorking(state)) {
-          const to = await takePendingJob(deps, acquired);
           if (to !== undefined) this.intakeTarget = to;
           return to === undefined ? undefined : 'moved';
         }
-        const to = await runJobStep(deps, acquired, signal);
         // Space may have been freed when a job of this process finishes (others: the timer).
         if (to !== undefined && !lifecycle.isWorking(to) && to !== state) this.reevaluateWaiting();
         if (to === state) {
@@ -289,36 +340,24 @@ export class Engine {
   }
 
   private startAccessConsumer(deps: EngineDeps, steps: AccessSteps, queue: AccessQueue): void {
-    const unusable = this.unusable((qid) => `${accessQueuePath(queue)}/${qid}`);
-    const consumer = new Consumer<AcquiredAccess>({
+    const item = accessItem(steps);
+    const consumer = this.consumerOf<AcquiredAccess>(deps, {
       name: `access ${queue}`,
       limit: 2,
-      log: deps.log,
-      acquire: (candidates, skip, onLocked, onUnusable) =>
-        acquireAccess(deps.queue, queue, {
-          candidates,
-          skip,
-          onLocked,
-          onInvalid: (qid, error) => {
-            this.problems.report({ accessId: qid, queue }, qid, error, `access request ${qid}`);
-            onUnusable(qid);
-          },
-        }),
+      acquire: (hooks) => acquireAccess(deps.queue, queue, hooks),
+      labels: (qid) => ({ fields: { accessId: qid, queue }, what: `access request ${qid}` }),
       idOf: (acquired) => acquired.request.accessId,
-      giveBack: this.release,
       work: async (acquired, signal) => {
         const qid = acquired.request.accessId;
-        this.problems.clear(qid);
-        unusable.clear(qid);
         this.accessWatches.get(queue)?.taking(qid);
         try {
-          await runAccessRequest(deps, steps, acquired, signal);
+          await runItem(deps, item, acquired, signal);
         } finally {
           this.accessWatches.get(queue)?.settled(qid);
         }
       },
       locks: this.lockedElsewhere((qid) => `${accessQueuePath(queue)}/${qid}/lock`),
-      unusable,
+      unusable: this.unusable((qid) => `${accessQueuePath(queue)}/${qid}`),
     });
     this.accessConsumers.set(queue, consumer);
     const watch = new AccessStatusWatch(
@@ -338,35 +377,15 @@ export class Engine {
   }
 
   private batchConsumer(deps: EngineDeps, work: BatchWork): Consumer<AcquiredBatch> {
-    return new Consumer<AcquiredBatch>({
+    const item = batchItem(work);
+    return this.consumerOf<AcquiredBatch>(deps, {
       name: `batch ${work}`,
       limit: this.options.limits?.[work] ?? 2,
-      log: deps.log,
-      acquire: (candidates, skip, onLocked, onUnusable) =>
-        acquireBatch(deps.queue, work, {
-          candidates,
-          skip,
-          onLocked: (bid) => {
-            deps.metrics?.lockContention(`batch ${work}`);
-            onLocked(bid);
-          },
-          onInvalid: (bid, error) => {
-            this.problems.report({ batchId: bid }, bid, error, `batch ${bid}`);
-            onUnusable(bid);
-          },
-          // Read again only when one of its nodes changes (Merritt's ingest takes it, or it is mended).
-          onLeft: (bid, reason) => {
-            this.problems.left({ batchId: bid }, bid, reason, `pending batch ${bid}`);
-            onUnusable(bid);
-          },
-        }),
+      contention: `batch ${work}`,
+      acquire: (hooks) => acquireBatch(deps.queue, work, hooks),
+      labels: (bid) => ({ fields: { batchId: bid }, what: `batch ${bid}`, left: `pending batch ${bid}` }),
       idOf: (acquired) => acquired.batch.batchId,
-      giveBack: this.release,
-      work: (acquired, signal) => {
-        this.problems.clear(acquired.batch.batchId);
-        this.unusableBatches.clear(acquired.batch.batchId);
-        return work === 'expand' ? expandBatch(deps, acquired, signal) : reportBatch(deps, acquired, signal);
-      },
+      work: async (acquired, signal) => void (await runItem(deps, item, acquired, signal)),
       locks: this.batchLocks,
       unusable: this.unusableBatches,
     });

@@ -87,7 +87,7 @@ async function markSessionLost(
 export function beforeJobStep(deps: EngineDeps, acquired: AcquiredJob): BeforeStep {
   const { job } = acquired;
   // Handed over: the commit that handed it wrote this attempt and marked its lock's release
-  // (job-work's `committed`), so there is nothing left to record.
+  // (the job descriptor's `committed`, items/job.ts), so there is nothing left to record.
   if (acquired.attempt !== undefined && job.attempts)
     return { run: true, suspect: false, record: () => Promise.resolve(acquired) };
   const interrupted = interruptedAttempts(job.attempts, job);

@@ -3,11 +3,12 @@ import {
   accessTable,
   batchStateTable,
   batchTable,
+  machineEdges,
   type JobLifecycle,
+  type StateCategory,
+  type StateRow,
   type TableEdge,
 } from '../../machines/index.js';
-import { machineEdges } from './dashboard/machine-edges.js';
-import { stateCategory, type StateCategory } from './dashboard/state-roles.js';
 
 /** The lifecycles the dashboard draws: `job` is the running queue's, the others are Merritt's. */
 export const LIFECYCLE_NAMES = ['job', 'batch', 'access'] as const;
@@ -16,7 +17,8 @@ export type LifecycleName = (typeof LIFECYCLE_NAMES)[number];
 /** What a diagram of one lifecycle is drawn from, and the `/metrics` gauge that counts its items. */
 export interface LifecycleView {
   table: readonly TableEdge<string, string>[];
-  states: readonly string[];
+  /** The lifecycle's state rows, in table order (names, finality, colours). */
+  rows: readonly StateRow[];
   title: string;
   /** The gauge family and its label, when `/metrics` counts the items per state. */
   counted?: { family: string; label: string };
@@ -28,21 +30,20 @@ export interface LifecycleView {
  * is drawn and counted without a change here.
  */
 export function lifecycleViews(job: JobLifecycle): Readonly<Record<LifecycleName, LifecycleView>> {
-  const states = (rows: readonly { state: string }[]) => rows.map((row) => row.state);
   return {
     job: {
       table: machineEdges(job.machine),
-      states: job.states,
+      rows: job.table,
       title: 'Job lifecycle',
       counted: { family: 'mrtq_jobs', label: 'state' },
     },
     batch: {
       table: batchTable,
-      states: states(batchStateTable),
+      rows: batchStateTable,
       title: 'Batch lifecycle',
       counted: { family: 'mrtq_batches', label: 'status' },
     },
-    access: { table: accessTable, states: states(accessStateTable), title: 'Access request lifecycle' },
+    access: { table: accessTable, rows: accessStateTable, title: 'Access request lifecycle' },
   };
 }
 
@@ -51,7 +52,7 @@ export function lifecycleViews(job: JobLifecycle): Readonly<Record<LifecycleName
  * states with them, never by their names).
  */
 export interface StateRoles {
-  /** No edge leaves it (read off the lifecycle's table). */
+  /** Nothing leaves it (its row's `final`, which the machine agrees with). */
   final: boolean;
   /** How it is coloured: waiting, working, done, failed or gone. */
   category: StateCategory;
@@ -83,32 +84,23 @@ export interface LifecycleDescription {
 
 /** What a client (the dashboard) needs to list, filter and label states without spelling them out. */
 export function describeLifecycles(job: JobLifecycle): LifecycleDescription {
-  const views = lifecycleViews(job);
-  const rolesIn = (name: LifecycleName) => {
-    const leaving = new Set(views[name].table.map((edge) => edge.from));
-    return (state: string): StateRoles => ({ final: !leaving.has(state), category: stateCategory(state) });
-  };
-  const described = (name: LifecycleName, rows: readonly { state: string; wire: string }[]) => {
-    const roles = rolesIn(name);
-    return rows.map(({ state, wire }) => ({ state, wire, ...roles(state) }));
-  };
-  const jobRoles = rolesIn('job');
+  const describe = (row: StateRow): StateDescription => ({
+    state: row.state,
+    wire: row.wire,
+    final: row.final === true,
+    category: row.category,
+  });
   return {
     job: {
       initial: job.initial,
-      states: job.states.map((state) => {
-        const step = job.stepOf(state);
-        return {
-          state,
-          wire: job.wireName(state),
-          ...jobRoles(state),
-          folder: job.folderOf(state),
-          working: step !== undefined,
-          ...(step !== undefined ? { step } : {}),
-        };
-      }),
+      states: job.table.map((row) => ({
+        ...describe(row),
+        folder: job.folderOf(row.state),
+        working: row.step !== undefined,
+        ...(row.step !== undefined ? { step: row.step } : {}),
+      })),
     },
-    batch: { states: described('batch', batchStateTable) },
-    access: { states: described('access', accessStateTable) },
+    batch: { states: batchStateTable.map(describe) },
+    access: { states: accessStateTable.map(describe) },
   };
 }

@@ -1,6 +1,6 @@
-import { batchStates, type JobLifecycle } from '../../machines/index.js';
+import { batchStates, type JobLifecycle, BATCH_FOLDERS } from '../../machines/index.js';
 import { SORT_KEYS, SORT_ORDERS } from '../views/listing/sort.js';
-import { BATCH_FOLDERS, QUEUE_NAMES } from '../queue/tree/paths.js';
+import { QUEUE_NAMES } from '../queue/tree/paths.js';
 import { SAFE_ID_MAX, SAFE_ID_PATTERN } from '../queue/tree/safe-id.js';
 import { LIFECYCLE_NAMES } from './lifecycles.js';
 import { SUBMISSION_KINDS } from '../steps/batch/submission-kinds.js';

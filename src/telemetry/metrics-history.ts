@@ -1,5 +1,4 @@
-import type { AnyStateMachine, StateNode } from 'xstate';
-import type { JobLifecycle } from '../../machines/index.js';
+import { machineEdges, type JobLifecycle } from '../../machines/index.js';
 import type { EngineMetrics } from './engine-metrics.js';
 import { RingBuffer } from './ring-buffer.js';
 import { StepLatencies, type StepLatency } from './step-latency.js';
@@ -36,29 +35,18 @@ export interface HistorySample {
   latency: Readonly<Record<string, StepLatency>>;
 }
 
-type AnyNode = StateNode<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-const nodesOf = (machine: AnyStateMachine): Record<string, AnyNode> =>
-  machine.root.states as Record<string, AnyNode>;
-
 /**
  * The states that count as a job finishing, read from the lifecycle: `completed` are final states
  * a working state's transition enters (not deleted, which only an operator reaches), `failed` the
  * states the lifecycle's failure events enter.
  */
 export function outcomeStates(lifecycle: JobLifecycle): { completed: string[]; failed: string[] } {
-  const nodes = nodesOf(lifecycle.machine);
   const completed = new Set<string>();
   const failed = new Set<string>();
-  for (const state of lifecycle.states) {
-    const node = nodes[state];
-    if (!node) continue;
-    const failure = lifecycle.failureEvent(state);
-    for (const [event, transitions] of node.transitions) {
-      for (const target of transitions.flatMap((t) => t.target ?? [])) {
-        if (event === failure) failed.add(target.key);
-        else if (lifecycle.isWorking(state) && lifecycle.isFinal(target.key)) completed.add(target.key);
-      }
-    }
+  for (const { from, to } of machineEdges(lifecycle.machine)) {
+    if (from === null) continue;
+    if (lifecycle.isFailed(to)) failed.add(to);
+    else if (lifecycle.isWorking(from) && lifecycle.isFinal(to)) completed.add(to);
   }
   return { completed: [...completed], failed: [...failed] };
 }

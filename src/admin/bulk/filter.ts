@@ -1,9 +1,13 @@
-import type { JobEvent, JobLifecycle } from '../../../machines/index.js';
-import { batchFolderForJob } from '../../queue/batches/jobs.js';
+import {
+  statesAccepting as machineStatesAccepting,
+  type BatchFolder,
+  type JobEvent,
+  type JobLifecycle,
+} from '../../../machines/index.js';
 import { QueueError } from '../../queue/tree/errors.js';
 import type { JobRecord } from '../../queue/jobs/load.js';
 import type { BulkAction } from './actions.js';
-import { isBatchId, type BatchFolder } from '../../queue/tree/paths.js';
+import { isBatchId } from '../../queue/tree/paths.js';
 
 // Kept in a module of their own so the command line lists them without loading the queue.
 export { BULK_ACTIONS, isBulkAction, type BulkAction } from './actions.js';
@@ -30,16 +34,14 @@ export interface BulkFilter {
   state?: string;
 }
 
-type NodeWithTransitions = { transitions: ReadonlyMap<string, readonly unknown[]> };
-
 /**
  * The states whose machine node has a transition on `eventType`, in table order: read from the
  * machine, so a lifecycle with another state needs nothing here (DESIGN.md §7). A guarded edge
  * counts (requeue depends on the last success); the per-item check then decides.
  */
 export function statesAccepting(lifecycle: JobLifecycle, eventType: string): string[] {
-  const nodes = lifecycle.machine.root.states as Record<string, NodeWithTransitions>;
-  return lifecycle.states.filter((state) => (nodes[state]?.transitions.get(eventType)?.length ?? 0) > 0);
+  const accepting = new Set(machineStatesAccepting(lifecycle.machine, eventType));
+  return lifecycle.states.filter((state) => accepting.has(state));
 }
 
 /** A filter checked against the lifecycle: BAD_REQUEST naming the key that is wrong. */
@@ -68,17 +70,22 @@ export function targetStates(lifecycle: JobLifecycle, action: BulkAction, filter
 
 /**
  * Where a batch's jobs in `states` are found: the batch folder of each state. A folder that holds
- * only that state (batch-failed: failed) needs no other index; batch-processing holds every
- * state in work, so its refs are narrowed by the state folders too.
+ * only one state of the lifecycle (batch-failed: failed) needs no other index; one that holds
+ * several (batch-processing: every state in work) is narrowed by the state folders too.
  */
-export function batchFoldersFor(states: readonly string[]): { folder: BatchFolder; narrowBy?: string[] }[] {
+export function batchFoldersFor(
+  lifecycle: JobLifecycle,
+  states: readonly string[],
+): { folder: BatchFolder; narrowBy?: string[] }[] {
   const byFolder = new Map<BatchFolder, string[]>();
   for (const state of states) {
-    const folder = batchFolderForJob(state);
+    const folder = lifecycle.batchFolderOf(state);
     byFolder.set(folder, [...(byFolder.get(folder) ?? []), state]);
   }
+  const shared = (folder: BatchFolder): boolean =>
+    lifecycle.states.filter((state) => lifecycle.batchFolderOf(state) === folder).length > 1;
   return [...byFolder].map(([folder, inFolder]) =>
-    folder === 'batch-processing' ? { folder, narrowBy: inFolder } : { folder },
+    shared(folder) ? { folder, narrowBy: inFolder } : { folder },
   );
 }
 

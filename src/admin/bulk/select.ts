@@ -44,7 +44,7 @@ async function candidates(
   if (!(await ctx.zk.exists(batchPath(bid))))
     throw new QueueError('NOT_FOUND', `batch ${bid} does not exist`, batchPath(bid));
   const found = new Set<string>();
-  for (const { folder, narrowBy } of batchFoldersFor(states)) {
+  for (const { folder, narrowBy } of batchFoldersFor(ctx.lifecycle, states)) {
     const refs = await folderChildren(ctx, bid, folder);
     const inStates = narrowBy ? await jidsInStates(ctx, narrowBy) : undefined;
     for (const jid of refs) if (!inStates || inStates.has(jid)) found.add(jid);

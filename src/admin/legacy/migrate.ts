@@ -1,3 +1,4 @@
+import { batchRoles } from '../../../machines/index.js';
 import { isZkError } from '../../zk/index.js';
 import { batchWorkFor } from '../../queue/batches/acquire.js';
 import { createBatch } from '../../queue/batches/create.js';
@@ -85,8 +86,12 @@ export async function readLegacyQueue(
   return { records, unreadable };
 }
 
-const stateOf = (plan: LegacyBatchPlan['jobs'][number]): string =>
-  plan.spec.rejected ? 'failed' : 'pending';
+/** The state a job would be created in: the lifecycle's own answer (a rejected job fails at once). */
+const stateOf = (ctx: QueueContext, plan: LegacyBatchPlan['jobs'][number]): string =>
+  ctx.lifecycle.newState(
+    { jobId: '', batchId: '' },
+    plan.spec.rejected ? { type: 'job.rejected', message: plan.spec.rejected } : undefined,
+  ).to;
 
 async function batchOfUuid(ctx: QueueContext, uuid: string): Promise<string | undefined> {
   try {
@@ -100,7 +105,7 @@ async function batchOfUuid(ctx: QueueContext, uuid: string): Promise<string | un
 async function describe(ctx: QueueContext, plan: LegacyBatchPlan): Promise<MigratedBatch> {
   const bid = await batchOfUuid(ctx, plan.uuid);
   if (bid) return { uuid: plan.uuid, bid, outcome: 'exists', jobs: [] };
-  const jobs = plan.jobs.map((job) => ({ node: job.node, state: stateOf(job) }));
+  const jobs = plan.jobs.map((job) => ({ node: job.node, state: stateOf(ctx, job) }));
   return { uuid: plan.uuid, outcome: 'would-create', jobs };
 }
 
@@ -125,7 +130,7 @@ async function apply(ctx: QueueContext, plan: LegacyBatchPlan): Promise<Migrated
       await releaseEventually(ctx, lock);
       return result;
     }
-    if (batch.status === 'pending')
+    if (batch.status === batchRoles.initial)
       batch = await commitBatchTransition(
         ctx,
         { batch, lock },

@@ -151,11 +151,11 @@ export function registerListing(program: Command, ctx: CliContext): void {
     .argument('<key>', 'bid, jid, batch uuid, ARK, local id or the start of a title')
     .action(async (key: string) => {
       // An ARK, local id or title has no index in ZooKeeper: a one-shot index reads the jobs once.
-      const [{ SearchIndex }, { showByKey }] = await Promise.all([
-        import('../../views/search/item-index.js'),
+      const [{ JobIndex }, { showByKey }] = await Promise.all([
+        import('../../views/job-index/job-index.js'),
         import('../../views/search/search.js'),
       ]);
-      const found = await withQueue(ctx, (q) => showByKey(q, new SearchIndex(q, 0), key));
+      const found = await withQueue(ctx, (q) => showByKey(q, new JobIndex(q, 0), key));
       if ('item' in found) return void ctx.stdout.write(`${JSON.stringify(found.item, null, 2)}\n`);
       ctx.stdout.write(`${JSON.stringify(found, null, 2)}\n`);
       ctx.stderr.write(`${found.total} items match "${key}"; show one by its id\n`);

@@ -1,81 +1,80 @@
-import { nextAccessState, restoreAccess, type AccessEvent } from '../../machines/index.js';
+import { accessRoles, nextAccessState, restoreAccess, type AccessEvent } from '../../../machines/index.js';
 import {
   commitAccessTransition,
   loadAccess,
   type AccessRecord,
   type AcquiredAccess,
-} from '../queue/access/requests.js';
-import { Attr, SpanName } from '../telemetry/attributes.js';
-import { markFailed, withSpan } from '../telemetry/span.js';
-import type { EngineDeps } from './deps.js';
-import { commitItem, stepItem, type ItemKind } from './item-runner.js';
-import { runMachineStep } from './step-runner.js';
-import type { AccessSteps } from '../steps/contracts.js';
-
-const ACCESS_REQUEST: ItemKind<AcquiredAccess, AccessRecord> = {
-  noun: 'access',
-  record: (acquired) => acquired.request,
-  id: (request) => request.accessId,
-  load: (queue, request) => loadAccess(queue, request.queue, request.accessId),
-};
+} from '../../queue/access/requests.js';
+import { Attr, SpanName } from '../../telemetry/attributes.js';
+import type { AccessSteps } from '../../steps/contracts.js';
+import type { EngineDeps } from '../deps.js';
+import { runMachineStep } from '../step-runner.js';
+import type { ItemCommit, ItemDescriptor } from './item-runner.js';
 
 /**
  * An access request: taken (processing, lock kept), assembled through the access machine, and
  * committed completed with its token updated (URL, size) or failed with the reason.
  */
-export async function runAccessRequest(
-  deps: EngineDeps,
-  steps: AccessSteps,
-  acquired: AcquiredAccess,
-  signal: AbortSignal,
-): Promise<void> {
-  let request: AccessRecord = acquired.request;
-  if (request.status === 'pending') {
-    const taken = await commit(deps, acquired, { type: 'access.acquired' }, { release: false });
-    if (!taken) return;
-    request = taken;
-  }
-  const current = { request, lock: acquired.lock };
-  const attributes = { [Attr.accessId]: request.accessId, [Attr.state]: request.status };
-  await withSpan(SpanName.step(`access ${request.queue}`), attributes, async (span) => {
-    let token: Record<string, unknown> = {};
-    const stepped = await stepItem(deps, ACCESS_REQUEST, current, () => {
-      const { machine, input } = restoreAccess(request);
-      return runMachineStep<AccessEvent>({
-        machine,
-        input,
-        actorNames: ['assemble'],
-        actor: 'assemble',
-        signal,
-        inspect: deps.inspect,
-        run: async (stepSignal) => {
-          token = await steps.assemble({
-            request,
-            signal: stepSignal,
-            log: deps.log.child({ accessId: request.accessId }),
+export function accessItem(steps: AccessSteps): ItemDescriptor<AcquiredAccess, AccessRecord, AccessEvent> {
+  return {
+    noun: 'access',
+    record: (acquired) => acquired.request,
+    id: (request) => request.accessId,
+    load: (queue, request) => loadAccess(queue, request.queue, request.accessId),
+    with: (held, request) => ({ ...held, request }),
+    take: (deps, held) =>
+      held.request.status === accessRoles.initial
+        ? {
+            event: { type: 'access.acquired' },
+            ends: false,
+            commit: commitOf(deps, held, { type: 'access.acquired' }, { release: false }),
+          }
+        : undefined,
+    step: (deps, held, signal) => {
+      const { request } = held;
+      let token: Record<string, unknown> = {};
+      return {
+        span: {
+          name: SpanName.step(`access ${request.queue}`),
+          attributes: { [Attr.accessId]: request.accessId, [Attr.state]: request.status },
+        },
+        run: () => {
+          const { machine, input } = restoreAccess(request);
+          return runMachineStep<AccessEvent>({
+            machine,
+            input,
+            actorNames: ['assemble'],
+            actor: 'assemble',
+            signal,
+            inspect: deps.inspect,
+            run: async (stepSignal) => {
+              const log = deps.log.child({ accessId: request.accessId });
+              token = await steps.assemble({ request, signal: stepSignal, log });
+            },
           });
         },
-      });
-    });
-    if (!stepped.ran) return;
-    const event = stepped.value;
-    span.setAttribute(Attr.event, event.type);
-    if (event.type === 'assemble.failed') markFailed(span, event.message);
-    const update = event.type === 'assemble.done' ? { ...request.token, ...token } : undefined;
-    await commit(deps, current, event, { token: update });
-  });
+        commit: (event) =>
+          commitOf(deps, held, event, {
+            token: event.type === 'assemble.done' ? { ...request.token, ...token } : undefined,
+          }),
+      };
+    },
+  };
 }
 
-function commit(
+function commitOf(
   deps: EngineDeps,
-  acquired: AcquiredAccess,
+  held: AcquiredAccess,
   event: AccessEvent,
   options: Parameters<typeof commitAccessTransition>[3],
-): Promise<AccessRecord | undefined> {
-  return commitItem(deps, ACCESS_REQUEST, acquired, event, () => ({
-    write: () => commitAccessTransition(deps.queue, acquired, event, options),
-    expected: () => expectedAccess(acquired.request, event),
-  }));
+): ItemCommit<AcquiredAccess, AccessRecord> {
+  return {
+    held,
+    attempt: () => ({
+      write: () => commitAccessTransition(deps.queue, held, event, options),
+      expected: () => expectedAccess(held.request, event),
+    }),
+  };
 }
 
 /** The request after `event`, as commitAccessTransition writes it: what settle looks for. */

@@ -1,97 +1,138 @@
-import { restoreBatch, type BatchEvent } from '../../machines/index.js';
-import type { AcquiredBatch } from '../queue/batches/acquire.js';
-import { folderChildren } from '../queue/batches/jobs.js';
-import { batchTraceparent, loadBatch, type BatchRecord } from '../queue/batches/load.js';
+import { batchRoles, restoreBatch, type BatchEvent } from '../../../machines/index.js';
+import type { AcquiredBatch, BatchWork } from '../../queue/batches/acquire.js';
+import { folderChildren } from '../../queue/batches/jobs.js';
+import { batchTraceparent, loadBatch, type BatchRecord } from '../../queue/batches/load.js';
 import {
   commitBatchTransition,
   nextBatchRecord,
   type BatchCommitOptions,
-} from '../queue/batches/transition.js';
-import { batchChild } from '../queue/tree/paths.js';
-import type { StatusReport } from '../queue/tree/records.js';
-import { encodeStatusReport } from '../queue/batches/status-report.js';
-import { decodeJsonObject } from '../queue/tree/wire.js';
-import { Attr, SpanName } from '../telemetry/attributes.js';
-import { markFailed, withSpan } from '../telemetry/span.js';
-import { contextOfTraceparent } from '../telemetry/trace-context.js';
-import type { EngineDeps } from './deps.js';
-import { commitItem, stepItem, type ItemKind } from './item-runner.js';
-import { runMachineStep } from './step-runner.js';
-import type { BatchJobLists } from '../steps/contracts.js';
+} from '../../queue/batches/transition.js';
+import { batchChild } from '../../queue/tree/paths.js';
+import type { StatusReport } from '../../queue/tree/records.js';
+import { encodeStatusReport } from '../../queue/batches/status-report.js';
+import { decodeJsonObject } from '../../queue/tree/wire.js';
+import { Attr, SpanName } from '../../telemetry/attributes.js';
+import { contextOfTraceparent } from '../../telemetry/trace-context.js';
+import type { BatchJobLists } from '../../steps/contracts.js';
+import type { EngineDeps } from '../deps.js';
+import { runMachineStep } from '../step-runner.js';
+import type { ItemCommit, ItemDescriptor, ItemStep } from './item-runner.js';
 
 const BATCH_ACTORS = ['expand', 'report'] as const;
 
-const BATCH: ItemKind<AcquiredBatch, BatchRecord> = {
-  noun: 'batch',
-  record: (acquired) => acquired.batch,
-  id: (batch) => batch.batchId,
-  load: (queue, batch) => loadBatch(queue, batch.batchId),
-};
+type BatchStep = ItemStep<AcquiredBatch, BatchRecord, BatchEvent>;
 
 /**
- * A pending batch: held when its collection is on hold; otherwise acquired (processing, lock
- * kept) and expanded into jobs. A processing batch whose expansion never finished (a crash) is
- * expanded again; expansion skips objects that already have a job.
+ * A batch's work, by what the batch needs (see batchWorkFor):
+ * - `expand`: a pending batch is held when its collection is on hold; otherwise acquired
+ *   (processing, lock kept) and expanded into jobs. A processing batch whose expansion never
+ *   finished (a crash) is expanded again; expansion skips objects that already have a job.
+ * - `report`, `update-report`: a batch whose jobs are all done (or one left in reporting by a
+ *   reporter that died) is moved to reporting, reported, and ended completed or failed with its
+ *   status-report, exactly once: only the holder of the batch lock with the status version it
+ *   read can commit.
  */
-export async function expandBatch(
-  deps: EngineDeps,
-  acquired: AcquiredBatch,
-  signal: AbortSignal,
-): Promise<void> {
-  let { batch } = acquired;
-  if (batch.status === 'pending') {
-    const collection = batch.submission.collection;
-    if (collection !== undefined && deps.heldCollections().has(collection)) {
-      await commit(deps, acquired, { type: 'batch.held' }, {});
-      return;
-    }
-    const next = await commit(deps, acquired, { type: 'batch.acquired' }, { release: false });
-    if (!next) return;
-    batch = next;
-  }
-  const current = { batch, lock: acquired.lock };
-  const event = await runStep(deps, current, 'expand', signal, (stepSignal) =>
-    deps.batchSteps.expand({
-      batch,
-      signal: stepSignal,
-      log: deps.log.child({ batchId: batch.batchId }),
-      queue: deps.queue,
-    }),
-  );
-  if (event) await commit(deps, current, event, {});
+export function batchItem(work: BatchWork): ItemDescriptor<AcquiredBatch, BatchRecord, BatchEvent> {
+  return {
+    noun: 'batch',
+    record: (acquired) => acquired.batch,
+    id: (batch) => batch.batchId,
+    load: (queue, batch) => loadBatch(queue, batch.batchId),
+    with: (held, batch) => ({ ...held, batch }),
+    take: (deps, held) => {
+      const event = takeEvent(deps, work, held.batch);
+      if (!event) return undefined;
+      const ends = event.type === 'batch.held';
+      return { event, ends, commit: commitOf(deps, held, event, ends ? {} : { release: false }) };
+    },
+    step: (deps, held, signal) =>
+      work === 'expand' ? expandStep(deps, held, signal) : reportStep(deps, held, signal),
+  };
 }
 
-/**
- * A batch whose jobs are all done (or one left in reporting by a reporter that died): moved to
- * reporting, reported, and ended completed or failed with its status-report, exactly once: only
- * the holder of the batch lock with the status version it read can commit.
- */
-export async function reportBatch(
-  deps: EngineDeps,
-  acquired: AcquiredBatch,
-  signal: AbortSignal,
-): Promise<void> {
-  let { batch } = acquired;
-  if (batch.status === 'processing') {
-    const next = await commit(deps, acquired, { type: 'batch.jobs-done' }, { release: false });
-    if (!next) return;
-    batch = next;
+/** What takes a waiting batch into `work`: acquired (or held) when pending; jobs-done when processing. */
+function takeEvent(deps: EngineDeps, work: BatchWork, batch: BatchRecord): BatchEvent | undefined {
+  if (work === 'expand' && batch.status === batchRoles.initial) {
+    const collection = batch.submission.collection;
+    const held = collection !== undefined && deps.heldCollections().has(collection);
+    return { type: held ? 'batch.held' : 'batch.acquired' };
   }
-  const current = { batch, lock: acquired.lock };
-  const update = batch.status === 'update-reporting';
+  if (work !== 'expand' && batch.status === batchRoles.processing) return { type: 'batch.jobs-done' };
+  return undefined;
+}
+
+function expandStep(deps: EngineDeps, held: AcquiredBatch, signal: AbortSignal): BatchStep {
+  const { batch } = held;
+  return {
+    ...machineStep(deps, held, 'expand', signal, (stepSignal) =>
+      deps.batchSteps.expand({
+        batch,
+        signal: stepSignal,
+        log: deps.log.child({ batchId: batch.batchId }),
+        queue: deps.queue,
+      }),
+    ),
+    commit: (event) => commitOf(deps, held, event, {}),
+  };
+}
+
+async function reportStep(deps: EngineDeps, held: AcquiredBatch, signal: AbortSignal): Promise<BatchStep> {
+  const { batch } = held;
+  const update = batch.status === batchRoles.updateReporting;
   const [jobs, previous] = await Promise.all([
     jobLists(deps, batch.batchId),
     previousReport(deps, batch.batchId),
   ]);
   const log = deps.log.child({ batchId: batch.batchId });
-  const event = await runStep(deps, current, 'report', signal, (stepSignal) =>
-    deps.batchSteps.report({ batch, update, jobs, previous, signal: stepSignal, log }),
-  );
-  if (!event) return;
-  const report =
-    event.type === 'report.done' ? { failed_jobs: jobs.failed, successful_jobs: jobs.completed } : undefined;
-  if (report) warnIfOmitted(log, report);
-  await commit(deps, current, event, { report, hasReport: previous !== undefined });
+  return {
+    ...machineStep(deps, held, 'report', signal, (stepSignal) =>
+      deps.batchSteps.report({ batch, update, jobs, previous, signal: stepSignal, log }),
+    ),
+    commit: (event) => {
+      const report =
+        event.type === 'report.done'
+          ? { failed_jobs: jobs.failed, successful_jobs: jobs.completed }
+          : undefined;
+      if (report) warnIfOmitted(log, report);
+      return commitOf(deps, held, event, { report, hasReport: previous !== undefined });
+    },
+  };
+}
+
+/** The span and the machine run of a batch step; expansion and report continue the submission's trace. */
+function machineStep(
+  deps: EngineDeps,
+  held: AcquiredBatch,
+  actor: (typeof BATCH_ACTORS)[number],
+  signal: AbortSignal,
+  run: (signal: AbortSignal) => Promise<unknown>,
+): Pick<BatchStep, 'span' | 'run' | 'attributesOf'> {
+  const { batch } = held;
+  return {
+    span: {
+      name: actor === 'expand' ? SpanName.expand : SpanName.report,
+      attributes: {
+        [Attr.batchId]: batch.batchId,
+        [Attr.batchUuid]: typeof batch.submission.batchID === 'string' ? batch.submission.batchID : '',
+        [Attr.state]: batch.status,
+        [Attr.profile]: batch.submission.profile_name,
+      },
+      parent: contextOfTraceparent(batchTraceparent(batch)),
+    },
+    run: () => {
+      const { machine, input } = restoreBatch(batch);
+      return runMachineStep<BatchEvent>({
+        machine,
+        input,
+        actorNames: BATCH_ACTORS,
+        actor,
+        run,
+        signal,
+        inspect: deps.inspect,
+      });
+    },
+    attributesOf: (event) => (event.type === 'expand.done' ? { [Attr.jobCount]: event.jobCount } : {}),
+  };
 }
 
 /** A status-report node cannot hold every id of a very large batch: say what it leaves out. */
@@ -125,57 +166,17 @@ async function previousReport(deps: EngineDeps, bid: string): Promise<StatusRepo
   }
 }
 
-async function runStep(
+function commitOf(
   deps: EngineDeps,
-  acquired: AcquiredBatch,
-  actor: (typeof BATCH_ACTORS)[number],
-  signal: AbortSignal,
-  run: (signal: AbortSignal) => Promise<unknown>,
-): Promise<BatchEvent | undefined> {
-  const { batch } = acquired;
-  const attributes = {
-    [Attr.batchId]: batch.batchId,
-    [Attr.batchUuid]: typeof batch.submission.batchID === 'string' ? batch.submission.batchID : '',
-    [Attr.state]: batch.status,
-    [Attr.profile]: batch.submission.profile_name,
-  };
-  const name = actor === 'expand' ? SpanName.expand : SpanName.report;
-  // Expansion and report continue the trace of the batch's submission (stored with it).
-  const parent = contextOfTraceparent(batchTraceparent(batch));
-  const stepped = await stepItem(deps, BATCH, acquired, () =>
-    withSpan(
-      name,
-      attributes,
-      async (span) => {
-        const { machine, input } = restoreBatch(batch);
-        const event = await runMachineStep<BatchEvent>({
-          machine,
-          input,
-          actorNames: BATCH_ACTORS,
-          actor,
-          run,
-          signal,
-          inspect: deps.inspect,
-        });
-        span.setAttribute(Attr.event, event.type);
-        if (event.type === 'expand.done') span.setAttribute(Attr.jobCount, event.jobCount);
-        if ('message' in event && event.type.endsWith('.failed')) markFailed(span, event.message);
-        return event;
-      },
-      { parent },
-    ),
-  );
-  return stepped.ran ? stepped.value : undefined;
-}
-
-function commit(
-  deps: EngineDeps,
-  acquired: AcquiredBatch,
+  held: AcquiredBatch,
   event: BatchEvent,
   options: BatchCommitOptions,
-): Promise<BatchRecord | undefined> {
-  return commitItem(deps, BATCH, acquired, event, () => ({
-    write: () => commitBatchTransition(deps.queue, acquired, event, options),
-    expected: () => nextBatchRecord(acquired.batch, event),
-  }));
+): ItemCommit<AcquiredBatch, BatchRecord> {
+  return {
+    held,
+    attempt: () => ({
+      write: () => commitBatchTransition(deps.queue, held, event, options),
+      expected: () => nextBatchRecord(held.batch, event),
+    }),
+  };
 }

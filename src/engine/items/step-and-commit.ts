@@ -1,10 +1,10 @@
 import type { EventObject } from 'xstate';
-import type { QueueContext } from '../queue/tree/context.js';
-import { isQueueError } from '../queue/tree/errors.js';
-import type { EngineDeps } from './deps.js';
-import { isIndeterminate, settle } from './indeterminate.js';
-import { releaseEventually, type HeldLock } from '../queue/locks/lock.js';
-import { StepAbortedError } from './step-runner.js';
+import type { QueueContext } from '../../queue/tree/context.js';
+import { isQueueError } from '../../queue/tree/errors.js';
+import type { EngineDeps } from '../deps.js';
+import { isIndeterminate, settle } from '../indeterminate.js';
+import { releaseEventually, type HeldLock } from '../../queue/locks/lock.js';
+import { StepAbortedError } from '../step-runner.js';
 
 /** What the runner reads of any item: its status and the version of its status node. */
 export interface ItemStatus {

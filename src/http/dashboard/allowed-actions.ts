@@ -9,6 +9,8 @@ import {
   type StoredAccess,
   type StoredBatch,
   type StoredJob,
+  batchRoles,
+  batchReportingStates,
 } from '../../../machines/index.js';
 
 /** The operator actions on a job (`POST /jobs/:jid/<action>`). */
@@ -35,7 +37,6 @@ const BATCH_EVENTS: Readonly<Record<BatchAction, BatchEvent>> = {
 };
 
 /** While its batch reports, a job's requeue is refused (LOCK_HELD, see requeueJob): try again after. */
-const REPORTING: ReadonlySet<BatchState> = new Set(['reporting', 'update-reporting']);
 
 /**
  * The actions `lifecycle`'s machine accepts for `job` now, in {@link JOB_ACTIONS} order: the
@@ -50,7 +51,8 @@ export function allowedJobActions(
   lifecycle: JobLifecycle = merrittJobLifecycle,
 ): JobAction[] {
   return JOB_ACTIONS.filter((action) => {
-    if (action === 'requeue' && batchStatus !== undefined && REPORTING.has(batchStatus)) return false;
+    if (action === 'requeue' && batchStatus !== undefined && batchReportingStates.has(batchStatus))
+      return false;
     return lifecycle.next(job, JOB_EVENTS[action]).ok;
   });
 }
@@ -63,7 +65,8 @@ export function allowedJobActions(
 export function allowedBatchActions(batch: StoredBatch): BatchAction[] {
   return BATCH_ACTIONS.filter(
     (action) =>
-      nextBatchState(batch, BATCH_EVENTS[action]).ok || (action === 'delete' && batch.status === 'deleted'),
+      nextBatchState(batch, BATCH_EVENTS[action]).ok ||
+      (action === 'delete' && batch.status === batchRoles.deleted),
   );
 }
 

@@ -1,4 +1,4 @@
-import type { TableEdge } from '../../../machines/index.js';
+import type { StateRow, TableEdge } from '../../../machines/index.js';
 import { laneEdges, selfEdges, straightEdges } from './diagram-edges.js';
 import {
   GAP_X,
@@ -156,8 +156,12 @@ function labeller(): (node: string, side: string, value: LayoutLabel) => LayoutL
   };
 }
 
-/** Lays out a lifecycle from its transition table and its states (in their documented order). */
-export function layoutDiagram(table: readonly Edge[], states: readonly string[]): DiagramLayout {
+/** Lays out a lifecycle from its transition table and its state rows (in their documented order). */
+export function layoutDiagram(
+  table: readonly Edge[],
+  stateRows: readonly Pick<StateRow, 'state' | 'final' | 'category'>[],
+): DiagramLayout {
+  const states = stateRows.map((row) => row.state);
   const initial = table.find((e) => e.from === null)?.to ?? states[0] ?? '';
   const edges = mergeEdges(table);
   const back = backEdges(initial, states, edges);
@@ -181,14 +185,14 @@ export function layoutDiagram(table: readonly Edge[], states: readonly string[])
     ...laneEdges(lanes.right, 'right', left + contentWidth + LANE, at, label),
     ...selfEdges(edges, at, label),
   ];
-  const outgoing = new Set(edges.map((e) => e.from));
-  const nodes = states.map((state) => ({
+  const nodes = stateRows.map(({ state, final, category }) => ({
     state,
     row: rowOf.get(state) ?? 0,
     x: round(at(state).x - NODE_WIDTH / 2),
     y: round(at(state).y - NODE_HEIGHT / 2),
     initial: state === initial,
-    final: !outgoing.has(state),
+    final: final === true,
+    category,
   }));
   const width = left + contentWidth + lanes.right.length * LANE + LABEL_ROOM + PAD;
   const height = PAD + TOP + rowCount * NODE_HEIGHT + (rowCount - 1) * GAP_Y + PAD;

@@ -1,5 +1,4 @@
 import { NODE_HEIGHT, NODE_WIDTH, type DiagramLayout, type LayoutNode } from './diagram-layout.js';
-import { stateCategory } from './state-roles.js';
 
 /** Text for XML content and attribute values. */
 export function escapeXml(text: string): string {
@@ -15,7 +14,7 @@ export interface DiagramOptions {
 }
 
 function nodeSvg(node: LayoutNode, count: number | undefined): string {
-  const classes = ['state', `state--${stateCategory(node.state)}`];
+  const classes = ['state', `state--${node.category}`];
   if (node.final) classes.push('state--final');
   if (count !== undefined && count > 0) classes.push('state--busy');
   const cx = node.x + NODE_WIDTH / 2;

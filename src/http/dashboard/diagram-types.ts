@@ -1,3 +1,5 @@
+import type { StateCategory } from '../../../machines/index.js';
+
 /** The shapes and measures of a laid-out lifecycle diagram (see diagram-layout.ts). */
 export const NODE_WIDTH = 124;
 export const NODE_HEIGHT = 44;
@@ -16,8 +18,10 @@ export interface LayoutNode {
   x: number;
   y: number;
   initial: boolean;
-  /** No transition leaves it. */
+  /** Nothing leaves it (its row's `final`). */
   final: boolean;
+  /** How it is coloured (its row's `category`). */
+  category: StateCategory;
 }
 
 export interface LayoutLabel {

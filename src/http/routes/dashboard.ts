@@ -70,7 +70,7 @@ function diagramRoute(ctx: ApiContext): RouteSpec {
       const name = (request.params as { lifecycle: LifecycleName }).lifecycle;
       const view = views[name];
       let layout = layouts.get(name);
-      if (!layout) layouts.set(name, (layout = layoutDiagram(view.table, view.states)));
+      if (!layout) layouts.set(name, (layout = layoutDiagram(view.table, view.rows)));
       const { counted } = view;
       const counts = counted ? countsOf(await collectMetrics(ctx), counted.family, counted.label) : undefined;
       const svg = renderDiagram(layout, { id: name, title: view.title, counts });

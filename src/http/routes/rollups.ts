@@ -58,7 +58,7 @@ const rollupsBody: JsonSchema = {
 /**
  * `GET /rollups?by=collection|profile`: every job counted by collection or profile and state,
  * with each group's oldest waiting job, from the job index this process keeps (built by the
- * first request, then refreshed incrementally: see src/views/rollups/state-index.ts).
+ * first request, then refreshed incrementally: see src/views/job-index/job-index.ts).
  */
 export function rollupRoutes(ctx: ApiContext): RouteSpec[] {
   return [

@@ -6,6 +6,7 @@ import {
   type AccessEvent,
   type AccessQueue,
   type StoredAccess,
+  accessRoles,
 } from '../../../machines/index.js';
 import { isZkError, ZkTransactionError } from '../../zk/index.js';
 import type { QueueContext } from '../tree/context.js';
@@ -136,7 +137,8 @@ async function loadUsable(
 }
 
 /** Pending requests, and processing ones whose worker died (their lock is free). */
-const takeable = (status: string | undefined): boolean => status === 'pending' || status === 'processing';
+const takeable = (status: string | undefined): boolean =>
+  status === accessRoles.initial || status === accessRoles.processing;
 
 /**
  * Takes the first pending access request (in id order) of a queue whose lock this session can

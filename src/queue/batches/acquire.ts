@@ -1,3 +1,4 @@
+import { batchRoles, parseBatchState } from '../../../machines/index.js';
 import { isZkError } from '../../zk/index.js';
 import type { QueueContext } from '../tree/context.js';
 import { isQueueError, QueueError } from '../tree/errors.js';
@@ -33,18 +34,19 @@ export function batchWorkFor(
   batch: { status: string; expansion?: string | undefined },
   processingEmpty: boolean,
 ): BatchWork | undefined {
-  if (batch.status === 'pending' || (batch.status === 'processing' && batch.expansion === 'started'))
+  const { initial, processing, reporting, updateReporting } = batchRoles;
+  if (batch.status === initial || (batch.status === processing && batch.expansion === 'started'))
     return 'expand';
-  if (batch.status === 'processing') return processingEmpty ? 'report' : undefined;
-  if (batch.status === 'reporting') return 'report';
-  if (batch.status === 'update-reporting') return 'update-report';
+  if (batch.status === processing) return processingEmpty ? 'report' : undefined;
+  if (batch.status === reporting) return 'report';
+  if (batch.status === updateReporting) return 'update-report';
   return undefined;
 }
 
 async function wants(ctx: QueueContext, work: BatchWork, batch: BatchRecord): Promise<boolean> {
   // The folder is read only when it decides: an expanded processing batch, about to be reported.
   if (batchWorkFor(batch, true) !== work) return false;
-  if (work !== 'report' || batch.status !== 'processing') return true;
+  if (work !== 'report' || batch.status !== batchRoles.processing) return true;
   return (await folderChildren(ctx, batch.batchId, 'batch-processing')).length === 0;
 }
 
@@ -89,7 +91,7 @@ async function leftPending(
   batch: BatchRecord,
   options: BatchAcquireOptions,
 ): Promise<boolean> {
-  if (batch.status !== 'pending') return false;
+  if (batch.status !== batchRoles.initial) return false;
   const reason = unexpandableReason(batch.submission);
   if (reason === undefined) return false;
   if (batch.message !== reason) await noteReason(ctx, batch.batchId, reason);
@@ -104,7 +106,7 @@ async function noteReason(ctx: QueueContext, bid: string, reason: string): Promi
   try {
     const { data, stat } = await ctx.zk.getData(path);
     const status = decodeJsonObject(path, data);
-    if (status.message === reason || String(status.status).toLowerCase() !== 'pending') return;
+    if (status.message === reason || parseBatchState(String(status.status)) !== batchRoles.initial) return;
     await ctx.zk.setData(path, encodeJson({ ...status, message: reason }), stat.version);
     // The caller's onLeft logs it (the engine: one info line per batch and process).
     ctx.log.debug(

@@ -1,18 +1,8 @@
+import { BATCH_FOLDERS, type BatchFolder } from '../../../machines/index.js';
 import { isZkError } from '../../zk/index.js';
 import type { BatchRecord } from './load.js';
 import type { QueueContext } from '../tree/context.js';
-import { BATCH_FOLDERS, batchFolderPath, type BatchFolder } from '../tree/paths.js';
-
-/**
- * The batch folder a job's ref belongs in: completed, failed and deleted jobs in theirs, every
- * other in batch-processing (seeds 000/003; a job in a state its lifecycle adds is still in work).
- */
-export function batchFolderForJob(state: string): BatchFolder {
-  if (state === 'completed') return 'batch-completed';
-  if (state === 'failed') return 'batch-failed';
-  if (state === 'deleted') return 'batch-deleted';
-  return 'batch-processing';
-}
+import { batchFolderPath } from '../tree/paths.js';
 
 /** Children of a batch folder; a missing folder (batches written by other tools) is empty. */
 export async function folderChildren(ctx: QueueContext, bid: string, folder: BatchFolder): Promise<string[]> {

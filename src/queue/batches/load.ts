@@ -1,4 +1,4 @@
-import type { StoredBatch } from '../../../machines/index.js';
+import { type StoredBatch, batchRoles } from '../../../machines/index.js';
 import type { QueueContext } from '../tree/context.js';
 import { QueueError } from '../tree/errors.js';
 import { batchChild, batchPath } from '../tree/paths.js';
@@ -59,7 +59,7 @@ export async function loadBatch(ctx: QueueContext, bid: string): Promise<BatchRe
     hasStates: states !== undefined,
     expansion: stored.expansion,
     // An expansion that started and never finished, in a batch that has left processing: it failed.
-    expansionFailed: stored.expansion === 'started' && stored.status !== 'processing',
+    expansionFailed: stored.expansion === 'started' && stored.status !== batchRoles.processing,
     traceparent: stored.traceparent,
   };
 }

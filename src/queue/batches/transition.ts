@@ -1,11 +1,11 @@
-import { nextBatchState, type BatchEvent } from '../../../machines/index.js';
+import { nextBatchState, type BatchEvent, BATCH_FOLDERS, batchRoles } from '../../../machines/index.js';
 import { ZkTransactionError, type Op } from '../../zk/index.js';
 import type { AcquiredBatch } from './acquire.js';
 import { batchTraceparent, type BatchRecord } from './load.js';
 import type { QueueContext } from '../tree/context.js';
 import { QueueError } from '../tree/errors.js';
 import { assertSameSession } from '../locks/lock.js';
-import { BATCH_FOLDERS, batchChild, batchFolderPath, batchPath } from '../tree/paths.js';
+import { batchChild, batchFolderPath, batchPath } from '../tree/paths.js';
 import type { StatusReport } from '../tree/records.js';
 import { formatTimestamp } from '../tree/timestamps.js';
 import { encodeStatusReport } from './status-report.js';
@@ -71,7 +71,7 @@ export function nextBatchRecord(batch: BatchRecord, event: BatchEvent): BatchRec
     ...result.context,
     status: result.to,
     statusVersion: batch.statusVersion + 1,
-    hasStates: batch.hasStates || result.to === 'processing',
+    hasStates: batch.hasStates || result.to === batchRoles.processing,
     expansion: expansionAfter(batch, event),
   };
 }

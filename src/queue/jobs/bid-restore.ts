@@ -1,4 +1,3 @@
-import { batchFolderForJob } from '../batches/jobs.js';
 import type { QueueContext } from '../tree/context.js';
 import { QueueError } from '../tree/errors.js';
 import { batchHolding } from './incomplete.js';
@@ -20,7 +19,7 @@ export async function loadJobRestoringBid(
   const job = await loadJob(ctx, jid, { bidOptional: true });
   if (!job.bidMissing) return job;
   const path = jobChild(jid, 'bid');
-  const folder = batchFolderForJob(job.status);
+  const folder = ctx.lifecycle.batchFolderOf(job.status);
   const holder = await batchHolding(ctx, jid, folder);
   if (holder === undefined)
     throw new QueueError(

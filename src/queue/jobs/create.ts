@@ -1,12 +1,11 @@
-import { merrittJobLifecycle, type JobLifecycle } from '../../../machines/index.js';
+import { merrittJobLifecycle, type JobLifecycle, BATCH_FOLDERS } from '../../../machines/index.js';
 import { basename, isZkError, type Op } from '../../zk/index.js';
 import type { QueueContext } from '../tree/context.js';
 import { isQueueError } from '../tree/errors.js';
-import { batchFolderForJob, listBatchJobs } from '../batches/jobs.js';
+import { listBatchJobs } from '../batches/jobs.js';
 import {
   JOBS,
   JOB_PREFIX,
-  BATCH_FOLDERS,
   batchFolderPath,
   batchRef,
   clampPriority,
@@ -83,7 +82,7 @@ function jobOps(
   if (spec.inventory)
     ops.push({ op: 'create', path: jobChild(jid, 'inventory'), data: encodeJson(spec.inventory) });
   ops.push({ op: 'create', path: jobRef(to, context.priority, jid) });
-  ops.push({ op: 'create', path: batchRef(bid, batchFolderForJob(to), jid) });
+  ops.push({ op: 'create', path: batchRef(bid, lifecycle.batchFolderOf(to), jid) });
   return { ops, status: to };
 }
 

@@ -1,7 +1,6 @@
 import { basename } from 'node:path';
-import type { StoredJob } from '../../../machines/index.js';
+import { type StoredJob, type BatchFolder } from '../../../machines/index.js';
 import type { Op } from '../../zk/index.js';
-import { batchFolderForJob } from '../batches/jobs.js';
 import type { QueueContext } from '../tree/context.js';
 import { isQueueError, QueueError } from '../tree/errors.js';
 import { loadJob } from './load.js';
@@ -9,7 +8,6 @@ import { findRefIn } from './refs.js';
 import { releaseEventually, releasingOnError, tryLock, type HeldLock } from '../locks/lock.js';
 import {
   BATCHES,
-  type BatchFolder,
   batchFolderPath,
   batchPath,
   batchRef,
@@ -79,7 +77,8 @@ async function failLocked(
   // Without its bid the job is still one of a batch: the one whose folders hold it. Found, its
   // bid is written back with the failure, so its batch counts it (and finishes) and every
   // reader can read the job again.
-  const holder = written === '' ? await batchHolding(ctx, jid, batchFolderForJob(state)) : undefined;
+  const holder =
+    written === '' ? await batchHolding(ctx, jid, ctx.lifecycle.batchFolderOf(state)) : undefined;
   const batchId = written || (holder ?? '');
   const stored: StoredJob = {
     ...storedStatus(ctx, jid, statusNode?.data),
@@ -199,8 +198,8 @@ async function batchMoves(
   from: string,
   to: string,
 ): Promise<Op[]> {
-  const fromFolder = batchFolderForJob(from);
-  const toFolder = batchFolderForJob(to);
+  const fromFolder = ctx.lifecycle.batchFolderOf(from);
+  const toFolder = ctx.lifecycle.batchFolderOf(to);
   if (bid === '' || fromFolder === toFolder) return [];
   const [listed, already, batch] = await Promise.all([
     ctx.zk.exists(batchRef(bid, fromFolder, jid)),

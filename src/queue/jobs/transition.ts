@@ -4,7 +4,6 @@ import type { JobContext, JobEvent, JobLifecycle } from '../../../machines/index
 /** An event of the queue's job lifecycle: Merritt's (typed) or one a custom lifecycle adds. */
 export type AnyJobEvent = JobEvent | EventObject;
 import { ZkTransactionError, type Op } from '../../zk/index.js';
-import { batchFolderForJob } from '../batches/jobs.js';
 import type { QueueContext } from '../tree/context.js';
 import { QueueError } from '../tree/errors.js';
 import type { AcquiredJob } from './acquire.js';
@@ -97,8 +96,8 @@ export function jobTransitionOps(
     ...handOffOps(acquired, 'store', options.store),
     ...handOffOps(acquired, 'inventory', options.inventory),
   );
-  const fromFolder = batchFolderForJob(job.status);
-  const toFolder = batchFolderForJob(next.status);
+  const fromFolder = lifecycle.batchFolderOf(job.status);
+  const toFolder = lifecycle.batchFolderOf(next.status);
   if (fromFolder !== toFolder) {
     ops.push(
       { op: 'delete', path: batchRef(job.batchId, fromFolder, job.jobId) },

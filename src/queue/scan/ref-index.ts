@@ -1,14 +1,8 @@
+import { BATCH_FOLDERS, type BatchFolder } from '../../../machines/index.js';
 import { isQueueError } from '../tree/errors.js';
 import type { NodeRead } from './reader.js';
 import type { BatchScan, JobScan, QueueScan } from './snapshot.js';
-import {
-  BATCH_FOLDERS,
-  JOB_STATES,
-  batchRef,
-  isJobId,
-  parseRefName,
-  type BatchFolder,
-} from '../tree/paths.js';
+import { JOB_STATES, batchRef, isJobId, parseRefName } from '../tree/paths.js';
 import { RefTable, type RefsByJob } from './ref-table.js';
 import { decodeJsonObject } from '../tree/wire.js';
 

@@ -1,9 +1,9 @@
+import { BATCH_FOLDERS, type BatchFolder } from '../../../machines/index.js';
 import type { QueueContext } from '../tree/context.js';
 import { createTreeReader, forEachWindow, mapWindowed, type NodeRead, type TreeReader } from './reader.js';
 import {
   ACCESS,
   BATCHES,
-  BATCH_FOLDERS,
   BATCH_UUIDS,
   JOBS,
   JOB_STATES,
@@ -16,7 +16,6 @@ import {
   isJobId,
   jobChild,
   jobPath,
-  type BatchFolder,
 } from '../tree/paths.js';
 
 /**

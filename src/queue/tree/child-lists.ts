@@ -1,8 +1,8 @@
+import { BATCH_FOLDERS } from '../../../machines/index.js';
 import { JAVA_CHILD_LIST_BYTES } from '../../config/child-list-limit.js';
 import type { QueueContext } from './context.js';
 import {
   ACCESS_PREFIX,
-  BATCH_FOLDERS,
   BATCH_PREFIX,
   BATCH_UUIDS,
   BATCHES,

@@ -1,3 +1,4 @@
+import type { BatchFolder } from '../../../machines/index.js';
 /**
  * The queue tree (DESIGN.md §2, paths exactly as the seeds and Merritt's mrt-zk write them).
  * Every path the queue touches is built here.
@@ -21,15 +22,6 @@ export const ACCESS = '/access';
 export const BATCH_PREFIX = 'bid';
 export const JOB_PREFIX = 'jid';
 export const ACCESS_PREFIX = 'qid';
-
-/** The folders under `/batches/BID/states` a job ref can sit in. */
-export const BATCH_FOLDERS = [
-  'batch-processing',
-  'batch-completed',
-  'batch-failed',
-  'batch-deleted',
-] as const;
-export type BatchFolder = (typeof BATCH_FOLDERS)[number];
 
 /** Queues an operator can pause (`/locks/queue/<name>`). */
 export const QUEUE_NAMES = ['ingest', 'accessSmall', 'accessLarge'] as const;

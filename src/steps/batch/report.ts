@@ -38,7 +38,7 @@ export function describeJobsFromQueue(queue: QueueContext): (jid: string) => Pro
       return {
         ...(job.identifiers?.primary_id ? { ark: job.identifiers.primary_id } : {}),
         ...(job.identifiers?.local_id?.length ? { localIds: job.identifiers.local_id } : {}),
-        ...(job.status === 'failed' && job.message ? { message: job.message } : {}),
+        ...(queue.lifecycle.isFailed(job.status) && job.message ? { message: job.message } : {}),
         ...(job.metadata?.erc_what ? { title: job.metadata.erc_what } : {}),
         configuration: { ...job.configuration },
         status: jobWireNames[job.status as JobState] ?? job.status,

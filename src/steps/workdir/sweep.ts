@@ -1,6 +1,5 @@
 import { readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { JobLifecycle } from '../../../machines/index.js';
 import type { QueueContext } from '../../queue/tree/context.js';
 import { isBatchId, isJobId, jobChild, jobPath } from '../../queue/tree/paths.js';
 import { decodeJsonObject } from '../../queue/tree/wire.js';
@@ -33,12 +32,6 @@ export interface WorkDirSweepOptions {
 
 const DEFAULT_GRACE_MS = 10 * 60_000;
 
-/** The states a job never leaves (the machine's final states): its directory has no further use. */
-function finalStates(lifecycle: JobLifecycle): ReadonlySet<string> {
-  const nodes = lifecycle.machine.root.states as Record<string, { type: string }>;
-  return new Set(lifecycle.states.filter((state) => nodes[state]?.type === 'final'));
-}
-
 async function childDirs(dir: string, keep: (name: string) => boolean): Promise<string[]> {
   try {
     const entries = await readdir(dir, { withFileTypes: true });
@@ -50,11 +43,7 @@ async function childDirs(dir: string, keep: (name: string) => boolean): Promise<
 }
 
 /** Why the job's directory is no longer needed; undefined while it may be. */
-async function leftoverReason(
-  queue: QueueContext,
-  jid: string,
-  finals: ReadonlySet<string>,
-): Promise<string | undefined> {
+async function leftoverReason(queue: QueueContext, jid: string): Promise<string | undefined> {
   let data;
   try {
     data = (await queue.zk.getData(jobChild(jid, 'status'))).data;
@@ -66,7 +55,7 @@ async function leftoverReason(
   try {
     const written = decodeJsonObject(jobChild(jid, 'status'), data).status;
     const state = typeof written === 'string' ? queue.lifecycle.parse(written) : undefined;
-    return state !== undefined && finals.has(state) ? state : undefined;
+    return state !== undefined && queue.lifecycle.isFinal(state) ? state : undefined;
   } catch {
     return undefined;
   }
@@ -79,7 +68,6 @@ export async function findLeftoverWorkDirs(
 ): Promise<LeftoverWorkDir[]> {
   const { workRoot } = options;
   const cutoff = (options.now ?? Date.now()) - (options.graceMs ?? DEFAULT_GRACE_MS);
-  const finals = finalStates(queue.lifecycle);
   const found: LeftoverWorkDir[] = [];
   for (const bid of (await childDirs(workRoot, isBatchId)).sort()) {
     for (const jid of (await childDirs(join(workRoot, bid), isJobId)).sort()) {
@@ -89,7 +77,7 @@ export async function findLeftoverWorkDirs(
         () => undefined,
       );
       if (modified === undefined || modified > cutoff) continue;
-      const reason = await leftoverReason(queue, jid, finals);
+      const reason = await leftoverReason(queue, jid);
       if (reason) found.push({ dir, bid, jid, reason });
     }
   }

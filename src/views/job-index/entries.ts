@@ -1,148 +1,92 @@
 import type { NodeData } from '../../zk/index.js';
-import type { QueueContext } from '../../queue/tree/context.js';
-import { createLimit } from '../../queue/scan/reader.js';
-import { childrenOrEmpty } from '../listing/scan.js';
-import { listJobPlaces } from '../rollups/state-index.js';
 import { readJobConfiguration, readSubmission } from '../../queue/tree/merritt-ingest-keys.js';
-import { BATCHES, JOBS, batchChild, isBatchId, isJobId, jobChild } from '../../queue/tree/paths.js';
-import { splitLocalIds, type SearchEntry } from './match.js';
+import { parseTimestamp } from '../../queue/tree/timestamps.js';
 import { decodeText } from '../../queue/tree/wire.js';
+import { splitLocalIds, type SearchEntry } from '../search/match.js';
+import { jsonOf, searchKeyOf, textOf } from './nodes.js';
 
-/** Requests in flight while the index reads items. */
-const READ_CONCURRENCY = 64;
+/**
+ * What the job index keeps of a job or a batch, from its nodes: what rollups group by and sorting
+ * orders by (profile, collection, when the status last changed), and the keys a search matches that
+ * ZooKeeper has no index for (ARK, local ids, title).
+ */
 
-/** How old an index may be before a search refreshes it first (ms). */
-export const DEFAULT_INDEX_MAX_AGE_MS = 5_000;
+/** A new job's nodes, in the order {@link readNewJob} takes them: everything the index keeps. */
+export const NEW_JOB_NODES = ['configuration', 'status', 'bid', 'identifiers', 'metadata'] as const;
 
-/** What the index holds and how fresh it is. */
-export interface SearchIndexStats {
-  jobs: number;
-  batches: number;
-  /** When the last refresh ended (ISO), absent before the first. */
-  refreshedAt?: string;
-  /** Items read by the last refresh, and how long it took. */
-  lastRead: number;
-  lastRefreshMs: number;
+/**
+ * A job's nodes read again when it moved: all but its configuration, which is written once, with
+ * the job. The status changes with every transition; identifiers and metadata are written by
+ * transitions (processing writes the ARK in the commit that moves the job to storing); a lost bid
+ * is written back in the commit that fails the job (src/queue/jobs/incomplete.ts).
+ */
+export const MOVED_JOB_NODES = ['status', 'bid', 'identifiers', 'metadata'] as const;
+
+type Nodes = ReadonlyArray<NodeData | undefined>;
+
+/** What a job's configuration gives the index: read once, as a configuration never changes. */
+export interface ConfigKeys {
+  profile: string;
+  /** The collection, or the profile when the job names none (Merritt's collection is its profile). */
+  collection: string;
+  /** The submitted local id(s), `;`-separated, joined with those processing writes. */
+  localId: unknown;
+  /** The submitted title, for a job whose metadata has none. */
+  title: string | undefined;
 }
 
-type JobEntry = SearchEntry & { seenState: string | undefined };
-
-/** A node's JSON object, or {} when absent or not readable (a search never fails on one item). */
-function jsonOf(node: NodeData | undefined): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(node?.data?.toString('utf8') ?? '');
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
+/** A job as the index keeps it, from {@link NEW_JOB_NODES} or, once it moved, {@link MOVED_JOB_NODES}. */
+export interface JobEntry {
+  config: ConfigKeys;
+  /** The status's `last_modified` (ms since the epoch; the node's mtime when unparsable). */
+  updated: number;
+  search: SearchEntry;
 }
 
-const textOf = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-
-async function readJob(ctx: QueueContext, jid: string, state: string | undefined): Promise<JobEntry> {
-  const [bid, identifiers, configuration, metadata] = await ctx.zk.getDataMany(
-    (['bid', 'identifiers', 'configuration', 'metadata'] as const).map((key) => jobChild(jid, key)),
-  );
-  const ids = jsonOf(identifiers);
-  const config = readJobConfiguration(jsonOf(configuration));
-  const meta = jsonOf(metadata);
-  const title = textOf(meta.erc_what) ?? textOf(config.erc_what) ?? textOf(config.title);
-  const ark = textOf(ids.primary_id);
-  const listed: unknown[] = Array.isArray(ids.local_id) ? (ids.local_id as unknown[]) : [];
-  const localIds = splitLocalIds([config.local_id, ...listed]);
-  const batch = decodeText(bid?.data);
+function configKeysOf(node: NodeData | undefined): ConfigKeys {
+  const config = readJobConfiguration(jsonOf(node));
+  const profile = textOf(config.profile_name) ?? '';
   return {
-    kind: 'job',
-    id: jid,
-    ...(batch ? { bid: batch } : {}),
-    ...(ark ? { ark } : {}),
-    localIds,
-    ...(title ? { title } : {}),
-    seenState: state,
+    profile,
+    collection: textOf(config.collection) || profile,
+    localId: config.local_id,
+    title: searchKeyOf(config.erc_what) ?? searchKeyOf(config.title),
   };
 }
 
-async function readBatch(ctx: QueueContext, bid: string): Promise<SearchEntry> {
-  const [node] = await ctx.zk.getDataMany([batchChild(bid, 'submission')]);
-  const submission = readSubmission(jsonOf(node));
-  const uuid = textOf(submission.batchID);
-  const title = textOf(submission.erc_what);
-  return { kind: 'batch', id: bid, ...(uuid ? { uuid } : {}), localIds: [], ...(title ? { title } : {}) };
+function updatedOf(status: NodeData | undefined): number {
+  const text = textOf(jsonOf(status).last_modified);
+  return (text !== undefined ? parseTimestamp(text)?.getTime() : undefined) ?? status?.stat.mtime ?? 0;
 }
 
-/**
- * The keys a search matches on that ZooKeeper has no index for (ARK, local id, title), kept in
- * memory by the process that searches. Built lazily by the first search, then refreshed at a
- * search when older than `maxAgeMs`: a refresh lists `/jobs`, `/batches` and every state folder
- * (one request each), drops removed items, and reads only new items and jobs whose state changed
- * since they were read (ARKs and local ids are written with transitions). A batch's submission
- * never changes, so a batch is read once. Concurrent searches share one refresh.
- */
-export class SearchIndex {
-  private readonly jobs = new Map<string, JobEntry>();
-  private readonly batches = new Map<string, SearchEntry>();
-  private refreshedAt: number | undefined;
-  private running: Promise<void> | undefined;
-  private last = { read: 0, ms: 0 };
+/** A job from its {@link MOVED_JOB_NODES}, with the configuration's keys read before. */
+export function readMovedJob(jid: string, config: ConfigKeys, nodes: Nodes): JobEntry {
+  const [status, bidNode, identifiers, metadata] = nodes;
+  const ids = jsonOf(identifiers);
+  const title = searchKeyOf(jsonOf(metadata).erc_what) ?? config.title;
+  const ark = searchKeyOf(ids.primary_id);
+  const listed: unknown[] = Array.isArray(ids.local_id) ? (ids.local_id as unknown[]) : [];
+  const bid = decodeText(bidNode?.data);
+  const search: SearchEntry = {
+    kind: 'job',
+    id: jid,
+    ...(bid ? { bid } : {}),
+    ...(ark ? { ark } : {}),
+    localIds: splitLocalIds([config.localId, ...listed]),
+    ...(title ? { title } : {}),
+  };
+  return { config, updated: updatedOf(status), search };
+}
 
-  constructor(
-    private readonly ctx: QueueContext,
-    private readonly maxAgeMs = DEFAULT_INDEX_MAX_AGE_MS,
-    private readonly clock: () => number = Date.now,
-  ) {}
+/** A job from its {@link NEW_JOB_NODES}. */
+export function readNewJob(jid: string, [configuration, ...moved]: Nodes): JobEntry {
+  return readMovedJob(jid, configKeysOf(configuration), moved);
+}
 
-  /** Refreshes when older than the maximum age (or never built); resolves when fresh enough. */
-  fresh(): Promise<void> {
-    const age = this.refreshedAt === undefined ? Infinity : this.clock() - this.refreshedAt;
-    if (age <= this.maxAgeMs) return Promise.resolve();
-    this.running ??= this.refresh().finally(() => (this.running = undefined));
-    return this.running;
-  }
-
-  /** Every entry, batches first. */
-  entries(): SearchEntry[] {
-    return [...this.batches.values(), ...this.jobs.values()];
-  }
-
-  stats(): SearchIndexStats {
-    return {
-      jobs: this.jobs.size,
-      batches: this.batches.size,
-      ...(this.refreshedAt !== undefined ? { refreshedAt: new Date(this.refreshedAt).toISOString() } : {}),
-      lastRead: this.last.read,
-      lastRefreshMs: this.last.ms,
-    };
-  }
-
-  private async refresh(): Promise<void> {
-    const started = this.clock();
-    const [jids, bids, states] = await Promise.all([
-      childrenOrEmpty(this.ctx, JOBS).then((names) => new Set(names.filter(isJobId))),
-      childrenOrEmpty(this.ctx, BATCHES).then((names) => new Set(names.filter(isBatchId))),
-      // Where each job's ref sits: one listing per state folder (the rollups' own reading).
-      listJobPlaces(this.ctx).then(
-        (places) => new Map([...places].map(([jid, place]) => [jid, place.state])),
-      ),
-    ]);
-    for (const jid of this.jobs.keys()) if (!jids.has(jid)) this.jobs.delete(jid);
-    for (const bid of this.batches.keys()) if (!bids.has(bid)) this.batches.delete(bid);
-    const limit = createLimit(READ_CONCURRENCY);
-    const stale = [...jids].filter((jid) => {
-      const entry = this.jobs.get(jid);
-      return !entry || entry.seenState !== states.get(jid);
-    });
-    const unseen = [...bids].filter((bid) => !this.batches.has(bid));
-    await Promise.all([
-      ...stale.map((jid) =>
-        limit(async () => this.jobs.set(jid, await readJob(this.ctx, jid, states.get(jid)))),
-      ),
-      ...unseen.map((bid) => limit(async () => this.batches.set(bid, await readBatch(this.ctx, bid)))),
-    ]);
-    this.refreshedAt = this.clock();
-    this.last = { read: stale.length + unseen.length, ms: this.refreshedAt - started };
-    this.ctx.log.debug({ ...this.stats() }, 'search index refreshed');
-  }
+/** A batch from its submission, which never changes: read once. */
+export function readBatch(bid: string, submission: NodeData | undefined): SearchEntry {
+  const read = readSubmission(jsonOf(submission));
+  const uuid = searchKeyOf(read.batchID);
+  const title = searchKeyOf(read.erc_what);
+  return { kind: 'batch', id: bid, ...(uuid ? { uuid } : {}), localIds: [], ...(title ? { title } : {}) };
 }

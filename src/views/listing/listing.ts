@@ -1,5 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import type { BatchState } from '../../../machines/index.js';
+import { type BatchState, type BatchFolder } from '../../../machines/index.js';
 import { isZkError, NAMES_PER_TURN } from '../../zk/index.js';
 import {
   batchJobCount,
@@ -40,7 +40,6 @@ import {
   jobChild,
   jobPath,
   parseRefName,
-  type BatchFolder,
 } from '../../queue/tree/paths.js';
 import type { StatusReport } from '../../queue/tree/records.js';
 import { decodeJsonObject, decodeText } from '../../queue/tree/wire.js';

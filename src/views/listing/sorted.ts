@@ -1,11 +1,11 @@
 import { batchStates } from '../../../machines/index.js';
 import type { QueueContext } from '../../queue/tree/context.js';
-import { createLimit } from '../../queue/scan/reader.js';
 import { QueueError } from '../../queue/tree/errors.js';
 import { childrenOrEmpty, stateOrder, type Candidates } from './scan.js';
 import { indexAfterCursor, sortIds, type Sort, type SortValue } from './sort.js';
 import { JOBS, batchChild, isJobId, parseRefName } from '../../queue/tree/paths.js';
-import { jobIndexOf } from '../rollups/state-index.js';
+import { jobIndexOf } from '../job-index/job-index.js';
+import { readNodesInChunks } from '../job-index/nodes.js';
 import { parseTimestamp } from '../../queue/tree/timestamps.js';
 import { decodeBatchStatus } from '../../queue/tree/wire.js';
 
@@ -21,25 +21,19 @@ async function batchKeys(
   bids: string[],
 ): Promise<Map<string, { state: number; updated: number }>> {
   const keys = new Map<string, { state: number; updated: number }>();
-  const limit = createLimit(8);
-  const chunks: string[][] = [];
-  for (let i = 0; i < bids.length; i += 200) chunks.push(bids.slice(i, i + 200));
-  await Promise.all(
-    chunks.map((chunk) =>
-      limit(async () => {
-        const nodes = await ctx.zk.getDataMany(chunk.map((bid) => batchChild(bid, 'status')));
-        chunk.forEach((bid, i) => {
-          const node = nodes[i];
-          try {
-            const status = decodeBatchStatus('status', node?.data);
-            const updated = parseTimestamp(status.lastModified)?.getTime() ?? node?.stat.mtime ?? 0;
-            keys.set(bid, { state: batchStates.indexOf(status.status), updated });
-          } catch {
-            keys.set(bid, { state: batchStates.length, updated: node?.stat.mtime ?? 0 });
-          }
-        });
-      }),
-    ),
+  await readNodesInChunks(
+    ctx,
+    bids,
+    (bid) => [batchChild(bid, 'status')],
+    (bid, [node]) => {
+      try {
+        const status = decodeBatchStatus('status', node?.data);
+        const updated = parseTimestamp(status.lastModified)?.getTime() ?? node?.stat.mtime ?? 0;
+        keys.set(bid, { state: batchStates.indexOf(status.status), updated });
+      } catch {
+        keys.set(bid, { state: batchStates.length, updated: node?.stat.mtime ?? 0 });
+      }
+    },
   );
   return keys;
 }
@@ -65,7 +59,7 @@ export async function sortedBatches(
 
 /**
  * Jobs in `sort`'s order: by jid; by priority or state from the state folders' refs (no job read);
- * by update from the job index (src/views/rollups/state-index.ts, refreshed when older than 2 s). A job
+ * by update from the job index (src/views/job-index/job-index.ts, refreshed when older than 2 s). A job
  * with no ref sorts as priority 5 and after every state; one the index has not seen yet as just updated.
  */
 export async function sortedJobs(

@@ -2,7 +2,7 @@ import { listBatchJobs } from '../../queue/batches/jobs.js';
 import type { QueueContext } from '../../queue/tree/context.js';
 import { createLimit } from '../../queue/scan/reader.js';
 import { progressCategories, progressOf, type Progress } from './categories.js';
-import { jobIndexOf } from './state-index.js';
+import { jobIndexOf } from '../job-index/job-index.js';
 
 /** A batch's jobs by state (states with none left out) and by progress category. */
 export interface BatchProgress {

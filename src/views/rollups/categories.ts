@@ -1,7 +1,4 @@
-import type { AnyStateMachine, StateNode } from 'xstate';
 import type { JobLifecycle } from '../../../machines/index.js';
-
-type AnyNode = StateNode<any, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
 /**
  * How a batch's progress bar groups job states, derived from the lifecycle (DESIGN.md §7), never
@@ -26,28 +23,15 @@ export interface Progress {
   total: number;
 }
 
-function failureTargets(machine: AnyStateMachine, lifecycle: JobLifecycle): Set<string> {
-  const nodes = machine.root.states as Record<string, AnyNode>;
-  const targets = new Set<string>();
-  for (const state of lifecycle.states) {
-    const event = lifecycle.failureEvent(state);
-    if (event === undefined) continue;
-    for (const transition of nodes[state]?.transitions.get(event) ?? [])
-      for (const target of transition.target ?? []) targets.add(target.key);
-  }
-  return targets;
-}
-
 const cache = new WeakMap<JobLifecycle, ProgressCategories>();
 
 /** The progress categories of `lifecycle` (computed once per lifecycle). */
 export function progressCategories(lifecycle: JobLifecycle): ProgressCategories {
   const known = cache.get(lifecycle);
   if (known) return known;
-  const failing = failureTargets(lifecycle.machine, lifecycle);
   const groups: ProgressCategories = { done: [], failed: [], inFlight: [], waiting: [] };
   for (const state of lifecycle.states) {
-    if (failing.has(state)) groups.failed.push(state);
+    if (lifecycle.isFailed(state)) groups.failed.push(state);
     else if (lifecycle.isFinal(state)) groups.done.push(state);
     else if (lifecycle.isWorking(state)) groups.inFlight.push(state);
     else groups.waiting.push(state);

@@ -1,6 +1,6 @@
 import type { QueueContext } from '../../queue/tree/context.js';
 import { progressCategories, progressOf, type Progress, type ProgressCategories } from './categories.js';
-import { jobIndexOf, type IndexedJob, type JobIndexStats } from './state-index.js';
+import { jobIndexOf, type IndexedJob, type JobIndexStats } from '../job-index/job-index.js';
 
 /** What jobs are grouped by: the profile they were submitted with, or their collection. */
 export const ROLLUP_KEYS = ['collection', 'profile'] as const;
@@ -37,7 +37,7 @@ type Group = { key: string; states: Record<string, number>; oldest?: [string, In
 /**
  * Counts every job by collection or profile and state, and finds each group's oldest waiting job
  * (a job in a waiting state — see {@link progressCategories} — whose status changed longest ago).
- * Computed from the in-memory job index (src/views/rollups/state-index.ts), refreshed incrementally when
+ * Computed from the in-memory job index (src/views/job-index/job-index.ts), refreshed incrementally when
  * older than 2 s: a request reads no job it read before unless the job moved since.
  */
 export async function computeRollups(ctx: QueueContext, by: RollupKey): Promise<Rollups> {

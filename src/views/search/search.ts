@@ -11,7 +11,7 @@ import {
   jobPath,
 } from '../../queue/tree/paths.js';
 import { SAFE_ID_MAX } from '../../queue/tree/safe-id.js';
-import type { SearchIndex, SearchIndexStats } from './item-index.js';
+import type { JobIndex, JobIndexStats } from '../job-index/job-index.js';
 import { compareHits, matchEntry, MAX_QUERY_LENGTH, type RankedHit, type SearchHit } from './match.js';
 import { decodeBatchStatus, decodeJobStatus, decodeText } from '../../queue/tree/wire.js';
 import { isZkError } from '../../zk/index.js';
@@ -20,6 +20,13 @@ import { isZkError } from '../../zk/index.js';
 export const DEFAULT_SEARCH_LIMIT = 20;
 export const MAX_SEARCH_LIMIT = 100;
 
+/**
+ * How old the job index may be when the API searches it (ms): older than rollups take (2 s), as
+ * ARKs, local ids and titles change only when a job moves and a search costs a refresh only when
+ * someone searches.
+ */
+export const SEARCH_MAX_AGE_MS = 5_000;
+
 /** A search's answer: the best hits first, at most the limit, and how many there were. */
 export interface SearchResult {
   query: string;
@@ -27,7 +34,7 @@ export interface SearchResult {
   total: number;
   truncated: boolean;
   /** The in-memory index the ARK, local id and title matches came from (absent for an id query). */
-  index?: SearchIndexStats;
+  index?: JobIndexStats;
 }
 
 /** An exact id (jid, bid) or batch uuid, looked up in ZooKeeper itself: never stale. */
@@ -85,17 +92,21 @@ function checkedQuery(rawQuery: string): string {
   return query;
 }
 
-/** Every hit, best first; the index is consulted only for a query that is not a jid or bid. */
+/**
+ * Every hit, best first; the index is consulted only for a query that is not a jid or bid, and
+ * refreshed first when older than `maxAgeMs` (the index's own age when absent).
+ */
 async function rankedHits(
   ctx: QueueContext,
-  index: SearchIndex,
+  index: JobIndex,
   query: string,
+  maxAgeMs?: number,
 ): Promise<{ hits: RankedHit[]; indexed: boolean }> {
   const exact = await exactHit(ctx, query);
   if (isJobId(query) || isBatchId(query)) return { hits: exact ? [exact] : [], indexed: false };
-  await index.fresh();
+  await index.fresh(maxAgeMs);
   const hits = exact ? [exact] : [];
-  for (const entry of index.entries()) {
+  for (const entry of index.searchEntries()) {
     if (exact && entry.id === exact.id) {
       if (entry.title) exact.title = entry.title;
       continue;
@@ -108,20 +119,21 @@ async function rankedHits(
 
 /**
  * Finds batches and jobs by jid, bid, batch uuid (ZooKeeper, exact), ARK, local id or title
- * prefix (the in-memory index, refreshed first when older than its maximum age). Best first:
- * exact ids, ARK, local id, title equal, title prefix; batches before jobs, newest first within
- * each. At most `limit` hits, each with its status read now. BAD_REQUEST for an empty or too
- * long query.
+ * prefix (the in-memory job index, refreshed first when older than `maxAgeMs`, or the index's own
+ * maximum age). Best first: exact ids, ARK, local id, title equal, title prefix; batches before
+ * jobs, newest first within each. At most `limit` hits, each with its status read now.
+ * BAD_REQUEST for an empty or too long query.
  */
 export async function searchQueue(
   ctx: QueueContext,
-  index: SearchIndex,
+  index: JobIndex,
   rawQuery: string,
   limit = DEFAULT_SEARCH_LIMIT,
+  maxAgeMs?: number,
 ): Promise<SearchResult> {
   const query = checkedQuery(rawQuery);
   const cap = Math.min(Math.max(1, limit), MAX_SEARCH_LIMIT);
-  const { hits, indexed } = await rankedHits(ctx, index, query);
+  const { hits, indexed } = await rankedHits(ctx, index, query, maxAgeMs);
   const items = await withStatus(ctx, hits.slice(0, cap));
   const result: SearchResult = { query, items, total: hits.length, truncated: hits.length > cap };
   return indexed ? { ...result, index: index.stats() } : result;
@@ -134,10 +146,10 @@ export type ShownByKey = { item: ShownItem } | { matches: SearchHit[]; total: nu
  * One item by any key a search takes (jid, bid, batch uuid, ARK, local id, title prefix). A key
  * whose best match is unique names that item; several equally good matches (one ARK for each
  * version's job, a shared title prefix) are returned as candidates. NOT_FOUND when nothing
- * matches. Without an index of its own to keep, a one-shot caller passes a fresh SearchIndex,
+ * matches. Without an index of its own to keep, a one-shot caller passes a fresh JobIndex,
  * which reads every job once for an ARK, local id or title.
  */
-export async function showByKey(ctx: QueueContext, index: SearchIndex, rawKey: string): Promise<ShownByKey> {
+export async function showByKey(ctx: QueueContext, index: JobIndex, rawKey: string): Promise<ShownByKey> {
   const key = checkedQuery(rawKey);
   const { hits } = await rankedHits(ctx, index, key);
   const [best, next] = hits;

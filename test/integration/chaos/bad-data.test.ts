@@ -15,19 +15,12 @@ import type { EngineProcess } from '../../support/engine-process.js';
 import { sleep } from '../../support/private-server.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { waitUntil } from '../../support/chaos/ledger-steps.js';
 
 const chroot = useZkChroot();
 const profile = chaosProfile();
 /** The cluster's safety-net sweep: the only thing that looks at a bad item again when nothing changes. */
 const SWEEP_MS = 5000;
-
-async function waitUntil(what: string, ms: number, ok: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(200);
-  }
-}
 
 /** Log lines (warnings and errors) of every engine that mention a bad item, as JSON text. */
 function linesOf(engines: readonly EngineProcess[], item: string, from = 0, to = Infinity): string[] {

@@ -25,33 +25,12 @@ import { sleep } from '../../support/private-server.js';
 import { queueContext } from '../../support/queue-context.js';
 import { waitTerminal } from '../../support/chaos/stuck.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { inFlightSteps, keyOf, waitUntil } from '../../support/chaos/ledger-steps.js';
 
 const chroot = useZkChroot();
 const profile = chaosProfile();
 const SESSION_TIMEOUT_MS = 4000;
 const env = { ZK_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS) };
-
-/** `item@version` of a ledger line: one step of one item. */
-const keyOf = (e: LedgerLine): string => `${e.item}@${e.version}`;
-
-/** Steps of job items `pid` started and has neither committed nor discarded. */
-function inFlightSteps(ledger: readonly LedgerLine[], pid: number): Map<string, string> {
-  const open = new Map<string, string>();
-  for (const e of ledger) {
-    if (e.pid !== pid || !e.item.startsWith('jid')) continue;
-    if (e.kind === 'start') open.set(keyOf(e), e.item);
-    else open.delete(keyOf(e));
-  }
-  return open;
-}
-
-async function waitUntil(what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(100);
-  }
-}
 
 /** Job commits in the cluster's ledger so far. */
 function jobCommits(cluster: EngineCluster): number {

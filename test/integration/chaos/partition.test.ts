@@ -9,7 +9,7 @@ import { loadJob } from '../../../src/queue/jobs/load.js';
 import { jobPath } from '../../../src/queue/tree/paths.js';
 import { serverMode } from '../../../src/zk-server/four-letter.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
-import { checkLedger, type LedgerLine } from '../../support/chaos/ledger-check.js';
+import { checkLedger } from '../../support/chaos/ledger-check.js';
 import { NetLab, netnsUnavailable, sweepStaleNamespaces } from '../../support/chaos/netns.js';
 import { chaosProfile } from '../../support/chaos/profile.js';
 import { finishScenario } from '../../support/chaos/scenario.js';
@@ -23,6 +23,7 @@ import {
 } from '../../support/chaos/zk-ensemble.js';
 import type { EngineProcess } from '../../support/engine-process.js';
 import { sleep } from '../../support/private-server.js';
+import { inFlightSteps, keyOf, waitUntil } from '../../support/chaos/ledger-steps.js';
 
 /**
  * Chaos 10: partitions, not only crashes. Three ZooKeeper members and three engines, each in its
@@ -41,28 +42,6 @@ const IMPAIRED = 'e3';
 
 const unavailable = netnsUnavailable();
 if (unavailable) console.log(`chaos 10, partitions: skipped, ${unavailable}`);
-
-/** `item@version` of a ledger line: one step of one item. */
-const keyOf = (e: LedgerLine): string => `${e.item}@${e.version}`;
-
-/** Steps of job items `pid` started and has neither committed nor discarded. */
-function inFlightSteps(ledger: readonly LedgerLine[], pid: number): Map<string, string> {
-  const open = new Map<string, string>();
-  for (const e of ledger) {
-    if (e.pid !== pid || !e.item.startsWith('jid')) continue;
-    if (e.kind === 'start') open.set(keyOf(e), e.item);
-    else open.delete(keyOf(e));
-  }
-  return open;
-}
-
-async function waitUntil(what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > until) throw new Error(`${what}: not within ${ms} ms`);
-    await sleep(100);
-  }
-}
 
 /** An engine process and the namespace it runs in. */
 interface PlacedEngine {

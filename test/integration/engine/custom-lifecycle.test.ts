@@ -21,6 +21,7 @@ import { loadBatch } from '../../../src/queue/batches/load.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { doctor } from '../../../src/doctor/doctor.js';
 import { loadJob } from '../../../src/queue/jobs/load.js';
+import { listEngines } from '../../../src/queue/tree/engines.js';
 import { startService, type Service } from '../../../src/service.js';
 import type { JobStep } from '../../../src/steps/contracts.js';
 import { eventually } from '../../support/eventually.js';
@@ -110,7 +111,7 @@ function scanningMachineAt(initial: string): AnyStateMachine {
 
 const scanningTable: StateRow[] = jobStateTable.flatMap((row): StateRow[] =>
   row.state === 'processing'
-    ? [row, { state: 'scanning', wire: 'Scanning', folder: 'scanning', step: 'scan' }]
+    ? [row, { state: 'scanning', wire: 'Scanning', folder: 'scanning', step: 'scan', category: 'work' }]
     : [row],
 );
 
@@ -236,6 +237,13 @@ describe('a job lifecycle defined outside machines/ (Merritt’s plus scanning) 
     );
     expect(heldJid).toBeDefined();
     expect((await loadJob(ctx, heldJid!)).status).toBe('scanning');
+    // Its step attempt names the engine as it is registered under /engines.
+    const registered = (await listEngines(ctx)).map((engine) => engine.id);
+    expect(registered).toEqual([service.engine.id]);
+    const attempts = JSON.parse((await ctx.zk.getData(`/jobs/${heldJid}/attempts`)).data!.toString()) as {
+      attempts: { engine: string }[];
+    };
+    expect(attempts.attempts.map((attempt) => attempt.engine)).toEqual(registered);
 
     // GET /jobs?state=scanning is valid, and lists the job that is there.
     const listed = await get<{ items: { jid: string; status: string }[]; total: number }>(

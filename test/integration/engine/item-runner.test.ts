@@ -1,8 +1,9 @@
 import { pino } from 'pino';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { runAccessRequest } from '../../../src/engine/access-work.js';
+import { accessItem } from '../../../src/engine/items/access.js';
+import { runItem } from '../../../src/engine/items/item-runner.js';
 import type { EngineDeps } from '../../../src/engine/deps.js';
-import { takePendingJob } from '../../../src/engine/job-work.js';
+import { jobItem } from '../../../src/engine/items/job.js';
 import type { LedgerEntry } from '../../../src/engine/ledger.js';
 import { StepAbortedError } from '../../../src/engine/step-runner.js';
 import { createAccess, loadAccess, type AcquiredAccess } from '../../../src/queue/access/requests.js';
@@ -19,6 +20,18 @@ import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
+
+/** An access request run as the engine's access consumer runs it. */
+const runAccessRequest = (
+  deps: EngineDeps,
+  steps: AccessSteps,
+  acquired: AcquiredAccess,
+  signal: AbortSignal,
+) => runItem(deps, accessItem(steps), acquired, signal);
+
+/** A pending job taken as the engine's pending consumer takes it: resolves with the state committed. */
+const takePendingJob = async (deps: EngineDeps, acquired: AcquiredJob): Promise<string | undefined> =>
+  (await runItem(deps, jobItem, acquired, AbortSignal.timeout(10_000)))?.status;
 const simulated = createSimulatedSteps();
 
 let ctx: QueueContext;

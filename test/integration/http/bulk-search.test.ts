@@ -8,7 +8,7 @@ import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { createJobs } from '../../../src/queue/jobs/create.js';
 import { loadJob } from '../../../src/queue/jobs/load.js';
 import { tryLock } from '../../../src/queue/locks/lock.js';
-import { SearchIndex } from '../../../src/views/search/item-index.js';
+import { JobIndex } from '../../../src/views/job-index/job-index.js';
 import { searchQueue, type SearchResult } from '../../../src/views/search/search.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { queueContext } from '../../support/queue-context.js';
@@ -251,7 +251,7 @@ describe('search (GET /search), on a real ZooKeeper', () => {
   });
 
   it('the index sees jobs added later, and an ARK written with a later transition', async () => {
-    const index = new SearchIndex(ctx, 0);
+    const index = new JobIndex(ctx, 0);
     const more = await expandedBatch(ctx, [objectSpec(0, { local_id: 'LATE-1' })]);
     expect((await searchQueue(ctx, index, 'LATE-1')).items).toMatchObject([
       { id: more.jids[0], match: 'localId' },

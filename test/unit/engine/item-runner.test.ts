@@ -2,7 +2,12 @@ import { pino } from 'pino';
 import { BehaviorSubject } from 'rxjs';
 import { describe, expect, it, vi } from 'vitest';
 import type { EngineDeps } from '../../../src/engine/deps.js';
-import { commitItem, stepItem, type CommitAttempt, type ItemKind } from '../../../src/engine/item-runner.js';
+import {
+  commitItem,
+  stepItem,
+  type CommitAttempt,
+  type ItemKind,
+} from '../../../src/engine/items/step-and-commit.js';
 import type { LedgerEntry } from '../../../src/engine/ledger.js';
 import { StepAbortedError } from '../../../src/engine/step-runner.js';
 import { QueueError } from '../../../src/queue/tree/errors.js';

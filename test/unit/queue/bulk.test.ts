@@ -76,12 +76,12 @@ describe('bulk filter (bulk-filter.ts)', () => {
   });
 
   it('looks for failed jobs of a batch in batch-failed alone, and narrows batch-processing by state folders', () => {
-    expect(batchFoldersFor(['failed'])).toEqual([{ folder: 'batch-failed' }]);
-    expect(batchFoldersFor(['held', 'failed'])).toEqual([
+    expect(batchFoldersFor(lifecycle, ['failed'])).toEqual([{ folder: 'batch-failed' }]);
+    expect(batchFoldersFor(lifecycle, ['held', 'failed'])).toEqual([
       { folder: 'batch-processing', narrowBy: ['held'] },
       { folder: 'batch-failed' },
     ]);
-    expect(batchFoldersFor(['pending', 'held'])).toEqual([
+    expect(batchFoldersFor(lifecycle, ['pending', 'held'])).toEqual([
       { folder: 'batch-processing', narrowBy: ['pending', 'held'] },
     ]);
   });

@@ -1,11 +1,10 @@
-import { merrittJobLifecycle } from '../../../machines/index.js';
+import { merrittJobLifecycle, type BatchFolder } from '../../../machines/index.js';
 import { describe, expect, it } from 'vitest';
 import { checkQueue } from '../../../src/doctor/doctor.js';
 import { normaliseSessionId } from '../../../src/zk/session-id.js';
 import type { CheckSettings } from '../../../src/doctor/problems.js';
 import type { NodeRead } from '../../../src/queue/scan/reader.js';
 import type { BatchScan, JobScan, QueueScan } from '../../../src/queue/scan/snapshot.js';
-import type { BatchFolder } from '../../../src/queue/tree/paths.js';
 import type { ZkStat } from '../../../src/zk/index.js';
 import { zkStat } from '../../support/zk-stat.js';
 

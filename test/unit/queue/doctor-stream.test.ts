@@ -1,19 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { merrittJobLifecycle } from '../../../machines/index.js';
-import { batchFolderForJob } from '../../../src/queue/batches/jobs.js';
+import { merrittJobLifecycle, BATCH_FOLDERS, type BatchFolder } from '../../../machines/index.js';
 import { checkQueue } from '../../../src/doctor/doctor.js';
 import type { CheckSettings } from '../../../src/doctor/problems.js';
 import type { NodeRead } from '../../../src/queue/scan/reader.js';
 import type { BatchScan, JobScan, LockScan, QueueScan, UuidScan } from '../../../src/queue/scan/snapshot.js';
 import { createJobCheckStream, type CheckResult } from '../../../src/doctor/stream.js';
-import {
-  BATCH_FOLDERS,
-  JOB_STATES,
-  batchRef,
-  refName,
-  type BatchFolder,
-} from '../../../src/queue/tree/paths.js';
+import { JOB_STATES, batchRef, refName } from '../../../src/queue/tree/paths.js';
 import { zkStat } from '../../support/zk-stat.js';
 
 const NOW = 1_800_000_000_000;
@@ -133,7 +126,7 @@ function build(spec: TreeSpec): { scan: QueueScan; settings: CheckSettings; expe
     if (job.stateRef === 'unknown-folder') addState('bogus', name);
     const bid = BATCHES.includes(job.bid ?? '') ? job.bid! : BATCHES[0]!;
     const other = BATCHES.find((b) => b !== bid)!;
-    const batchFolder = batchFolderForJob(state);
+    const batchFolder = merrittJobLifecycle.batchFolderOf(state);
     if (job.batchRef === 'right' || job.batchRef === 'duplicate') addBatch(bid, batchFolder, jid);
     if (job.batchRef === 'duplicate' || job.batchRef === 'wrong-folder')
       addBatch(

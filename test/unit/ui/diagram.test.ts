@@ -5,8 +5,8 @@ import { escapeXml, renderDiagram } from '../../../src/http/dashboard/diagram-sv
 import { MERRITT_HAPPY_PATH } from '../../support/lifecycle-paths.js';
 
 const layouts = lifecycleNames.map((name) => {
-  const { table, states } = lifecycles[name];
-  return { name, table, states, layout: layoutDiagram(table, states) };
+  const { table, rows, states } = lifecycles[name];
+  return { name, table, states, layout: layoutDiagram(table, rows) };
 });
 
 describe('lifecycle diagrams laid out from the transition tables', () => {
@@ -82,8 +82,8 @@ describe('lifecycle diagrams laid out from the transition tables', () => {
   });
 
   it('is the same picture every time', () => {
-    const { table, states } = lifecycles.batch;
-    expect(layoutDiagram(table, states)).toEqual(layoutDiagram(table, states));
+    const { table, rows } = lifecycles.batch;
+    expect(layoutDiagram(table, rows)).toEqual(layoutDiagram(table, rows));
   });
 });
 
