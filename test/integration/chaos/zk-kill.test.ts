@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBatch } from '../../../src/queue/batches/create.js';
 import { loadBatch } from '../../../src/queue/batches/load.js';
+import { loadJob } from '../../../src/queue/jobs/load.js';
 import { listBatchJobs } from '../../../src/queue/batches/jobs.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
@@ -79,7 +80,12 @@ describe('chaos, ZooKeeper killed: SIGKILL and a restart 3 s later, ten times, w
         profile.size(240_000, 600_000),
         200,
       );
-      const failed = (await listBatchJobs(ctx, bid)).filter((j) => j.folder === 'batch-failed');
+      const failed = await Promise.all(
+        (await listBatchJobs(ctx, bid))
+          .filter((j) => j.folder === 'batch-failed')
+          .map(async (j) => ({ ...j, message: (await loadJob(ctx, j.jid)).message })),
+      );
+      // Each with its message: which call failed it, and how.
       expect(failed, 'jobs failed by a ZooKeeper restart').toEqual([]);
       expect(batch.status).toBe('completed');
       expect(engine.proc.exitCode).toBeNull();
