@@ -8,7 +8,7 @@ import yazl from 'yazl';
 import type { AccessQueue } from '../../../machines/index.js';
 import { OutputError } from '../output-errors.js';
 import { objectDirName, resolveInside } from '../workdir/files.js';
-import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries } from '../services/storage/local.js';
+import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries } from '../services/storage/layout.js';
 
 export interface AssembleRequest {
   ark: string;

@@ -9,7 +9,7 @@ import type { QueueContext } from '../../../src/queue/tree/context.js';
 import type { JobRecord } from '../../../src/queue/jobs/load.js';
 import type { Submission } from '../../../src/queue/tree/records.js';
 import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
-import { objectDir } from '../../../src/steps/services/storage/local.js';
+import { objectDir } from '../../../src/steps/services/storage/layout.js';
 import { zipOf } from '../../support/archives.js';
 import { startIngestEngine, type IngestEngine } from '../../support/ingest-engine.js';
 import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';

@@ -14,11 +14,8 @@ import { createInventory } from '../../../src/steps/adapters.js';
 import { createMinter } from '../../../src/steps/adapters.js';
 import { createProcessStep } from '../../../src/steps/job/process.js';
 import { createStoreStep } from '../../../src/steps/job/store.js';
-import {
-  createLocalStorage,
-  objectDir,
-  readVersionEntries,
-} from '../../../src/steps/services/storage/local.js';
+import { createLocalStorage } from '../../../src/steps/services/storage/local.js';
+import { objectDir, readVersionEntries } from '../../../src/steps/services/storage/layout.js';
 import { freePort } from '../../../src/zk-server/free-port.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { testIngestSettings } from '../../support/intake-fixtures.js';

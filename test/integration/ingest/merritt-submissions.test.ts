@@ -9,7 +9,7 @@ import type { QueueContext } from '../../../src/queue/tree/context.js';
 import type { JobRecord } from '../../../src/queue/jobs/load.js';
 import type { Submission } from '../../../src/queue/tree/records.js';
 import { loadProfiles } from '../../../src/steps/formats/profiles/profiles.js';
-import { objectDir } from '../../../src/steps/services/storage/local.js';
+import { objectDir } from '../../../src/steps/services/storage/layout.js';
 import { basicAuth, formOf, post, startPoster, type PosterServer } from '../http/poster-fixture.js';
 import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';

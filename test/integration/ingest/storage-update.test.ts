@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isOutputError } from '../../../src/steps/output-errors.js';
-import { createLocalStorage, objectDir } from '../../../src/steps/services/storage/local.js';
+import { createLocalStorage } from '../../../src/steps/services/storage/local.js';
+import { objectDir } from '../../../src/steps/services/storage/layout.js';
 import { prepareWorkDir } from './output-fixtures.js';
 
 const signal = new AbortController().signal;

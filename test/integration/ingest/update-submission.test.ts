@@ -12,7 +12,7 @@ import { loadJob, type JobRecord } from '../../../src/queue/jobs/load.js';
 import { jobChild } from '../../../src/queue/tree/paths.js';
 import type { Submission } from '../../../src/queue/tree/records.js';
 import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
-import { objectDir } from '../../../src/steps/services/storage/local.js';
+import { objectDir } from '../../../src/steps/services/storage/layout.js';
 import { eventually } from '../../support/eventually.js';
 import { bytes, startHttpFixture, type HttpFixture } from '../../support/http-fixtures.js';
 import { startIngestEngine, type IngestEngine } from '../../support/ingest-engine.js';

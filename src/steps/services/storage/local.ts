@@ -3,16 +3,12 @@ import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputError } from '../../output-errors.js';
-import { objectDirName, writeFileAtomic } from '../../workdir/files.js';
+import { writeFileAtomic } from '../../workdir/files.js';
+import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries } from './layout.js';
 import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './port.js';
 import { copyVerified } from './copy.js';
 import { isUpdateApplied, planUpdate } from './update.js';
-import {
-  formatStorageManifest,
-  parseStorageManifest,
-  sameEntries,
-  type ManifestEntry,
-} from '../../formats/storage-manifest.js';
+import { formatStorageManifest, sameEntries, type ManifestEntry } from '../../formats/storage-manifest.js';
 
 /**
  * The local default storage: a versioned object store on disk,
@@ -22,38 +18,7 @@ import {
  * `ark.txt`, because two arks can share a directory name (`a_b` and `a/b`): a mismatch is refused.
  */
 
-export const MANIFEST_NAME = 'manifest.checkm';
-const VERSION = /^v(\d+)$/;
 const TEMP_PREFIX = '.tmp-';
-
-/** The store's directory of an object. */
-export const objectDir = (dataDir: string, ark: string): string => join(dataDir, 'store', objectDirName(ark));
-
-/** Version numbers of an object, ascending ([] when it is not stored). */
-export async function listVersions(dir: string): Promise<number[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-  return names
-    .map((name) => VERSION.exec(name)?.[1])
-    .filter((n): n is string => n !== undefined)
-    .map(Number)
-    .sort((a, b) => a - b);
-}
-
-/** The entries of a stored version; [] when its manifest is missing (it then matches nothing). */
-export async function readVersionEntries(dir: string, version: number): Promise<ManifestEntry[]> {
-  try {
-    return parseStorageManifest(await readFile(join(dir, `v${version}`, MANIFEST_NAME), 'utf8'));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
-}
 
 /** Makes the object directory, or checks that the one there belongs to this ark. */
 async function claimObjectDir(dir: string, ark: string): Promise<void> {
