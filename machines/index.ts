@@ -41,13 +41,7 @@ export { pureInitialSnapshot, pureMacrostep, pureTransition } from './inert.js';
 export { invokeFree } from './invoke-free.js';
 export { hasRunningStep } from './step-status.js';
 export { toMermaid } from './mermaid.js';
-export {
-  stateEnteredBy,
-  batchRoles,
-  batchReportingStates,
-  batchFinishedStates,
-  accessRoles,
-} from './roles.js';
+export { batchRoles, batchReportingStates, batchFinishedStates, accessRoles } from './roles.js';
 export {
   machineEdges,
   stateNames,

@@ -5,7 +5,7 @@ import { jobMachineAt } from './job.machine.js';
 import { byInitialState } from './machine-at.js';
 import type { JobContext, JobInput, StoredJob } from './job.types.js';
 import { nextState, type TransitionResult, type ValidTransition } from './next-state.js';
-import { jobStateTable, type BatchFolder, type StateCategory, type StateRow } from './states.js';
+import { jobStateTable, type BatchFolder, type StateRow } from './states.js';
 import {
   failureEvents,
   machineEdges,
@@ -56,8 +56,6 @@ export interface JobLifecycle {
   enteredBy(event: string): string | undefined;
   /** Whether a failure event leads to `state` (failed): a job there ended without success. */
   isFailed(state: string): boolean;
-  /** How the dashboard colours `state`. */
-  categoryOf(state: string): StateCategory;
   /**
    * The folder under `/batches/BID/states` a job's ref sits in while the job is in `state`;
    * batch-processing for a state the lifecycle does not know (the job is not finished).
@@ -162,7 +160,6 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
     isFinal: (state) => final.has(state),
     enteredBy: (event) => entered.get(event),
     isFailed: (state) => failedStates.has(state),
-    categoryOf: (state) => rowOf(state).category,
     batchFolderOf: (state) => byState.get(state)?.batchFolder ?? 'batch-processing',
     stepOf: (state) => byState.get(state)?.step,
     wireName: (state) => rowOf(state).wire,

@@ -9,7 +9,7 @@ import type { TableEdge } from './table.js';
  * so a renamed state is renamed once (DESIGN.md §7). Throws at load when an event leads to no
  * state or to several: the role would then be unclear.
  */
-export function stateEnteredBy<S extends string>(table: readonly TableEdge<S, string>[], event: string): S {
+function stateEnteredBy<S extends string>(table: readonly TableEdge<S, string>[], event: string): S {
   const targets = [...new Set(table.filter((edge) => edge.event === event).map((edge) => edge.to))];
   if (targets.length !== 1)
     throw new Error(

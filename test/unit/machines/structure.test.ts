@@ -65,8 +65,11 @@ describe('what the job lifecycle reads off its machine and table', () => {
     expect(statesAccepting(job.machine, 'admin.release')).toEqual(['held']);
   });
 
-  it('colours each state from its row', () => {
-    expect(job.states.map((state) => job.categoryOf(state))).toEqual(job.table.map((row) => row.category));
-    expect(job.categoryOf('failed')).toBe('bad');
+  it("colours each state as its role in the machine says: a step's work, a failure bad, an end ok or gone", () => {
+    const categoryOf = (state: string) => job.table.find((row) => row.state === state)?.category;
+    expect(job.workingStates.map(categoryOf)).toEqual(job.workingStates.map(() => 'work'));
+    expect(job.states.filter((state) => job.isFailed(state)).map(categoryOf)).toEqual(['bad']);
+    for (const state of job.states.filter((s) => job.isFinal(s)))
+      expect(['ok', 'gone']).toContain(categoryOf(state));
   });
 });
