@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { packagePath } from '../../package-root.js';
-import { COLLECTION_LOCKS } from '../../queue/tree/paths.js';
-import { isQueuePaused } from '../../queue/locks/queue-pause.js';
-import { isZkError } from '../../zk/index.js';
+import { heldCollections, isQueuePaused } from '../../queue/locks/queue-pause.js';
 import type { ApiContext } from '../deps.js';
 import { MerrittError } from './exc.js';
 import { isRenderedForm, renderState, requestedForm, RENDERED_FORMS } from './format.js';
@@ -14,15 +12,6 @@ let version: string | undefined;
 function packageVersion(): string {
   version ??= (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
   return version;
-}
-
-async function heldCollections(ctx: ApiContext): Promise<string[]> {
-  try {
-    return (await ctx.queue.zk.getChildren(COLLECTION_LOCKS)).sort();
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
 }
 
 /**
@@ -44,7 +33,10 @@ export function serviceStateRoute(
         'REQUEST_ELEMENT_UNSUPPORTED',
         `t=${form}: this server answers in ${RENDERED_FORMS.join(', ')}`,
       );
-    const [frozen, held] = await Promise.all([isQueuePaused(ctx.queue, 'ingest'), heldCollections(ctx)]);
+    const [frozen, held] = await Promise.all([
+      isQueuePaused(ctx.queue, 'ingest'),
+      heldCollections(ctx.queue),
+    ]);
     const document = serviceStateDocument({ version: packageVersion(), frozen, heldCollections: held });
     const { contentType, body } = renderState(document, form);
     return reply.type(contentType).send(body);

@@ -1,9 +1,9 @@
 import { listEngines } from '../../queue/tree/engines.js';
 import { QueueError } from '../../queue/tree/errors.js';
 import { listJobs, showItem } from '../../views/listing/listing.js';
-import { COLLECTION_LOCKS, QUEUE_NAMES } from '../../queue/tree/paths.js';
+import { QUEUE_NAMES } from '../../queue/tree/paths.js';
+import { heldCollections } from '../../queue/locks/queue-pause.js';
 import type { MetricFamily } from '../../telemetry/prometheus.js';
-import { isZkError } from '../../zk/index.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import { describeLifecycles, lifecycleViews, type LifecycleName } from '../lifecycles.js';
 import { collectMetrics } from '../metrics.js';
@@ -28,21 +28,12 @@ function countsOf(families: readonly MetricFamily[], name: string, label: string
   return Object.fromEntries((family?.samples ?? []).map((s) => [s.labels?.[label] ?? '', s.value]));
 }
 
-async function heldCollections(ctx: ApiContext): Promise<string[]> {
-  try {
-    return (await ctx.queue.zk.getChildren(COLLECTION_LOCKS)).sort();
-  } catch (err) {
-    if (isZkError(err, 'NO_NODE')) return [];
-    throw err;
-  }
-}
-
 /** What the dashboard's overview shows; counts are those `/metrics` exposes, read now. */
 async function overview(ctx: ApiContext) {
   const [families, engines, collectionsHeld] = await Promise.all([
     collectMetrics(ctx),
     listEngines(ctx.queue),
-    heldCollections(ctx),
+    heldCollections(ctx.queue),
   ]);
   const paused = countsOf(families, 'mrtq_queue_paused', 'queue');
   return {

@@ -3,6 +3,7 @@ import { isZkError } from '../../zk/index.js';
 import type { QueueContext } from '../tree/context.js';
 import type { HeldLock } from './lock.js';
 import {
+  COLLECTION_LOCKS,
   collectionLockPath,
   inventoryLockPath,
   queueLockPath,
@@ -48,6 +49,16 @@ export const clearCollectionHold = (ctx: QueueContext, mnemonic: string): Promis
   deleteIfPresent(ctx, collectionLockPath(mnemonic));
 export const isCollectionHeld = async (ctx: QueueContext, mnemonic: string): Promise<boolean> =>
   (await ctx.zk.exists(collectionLockPath(mnemonic))) !== undefined;
+
+/** The collections on hold, sorted; none when the holds folder is missing (a tree another tool made). */
+export async function heldCollections(ctx: QueueContext): Promise<string[]> {
+  try {
+    return (await ctx.zk.getChildren(COLLECTION_LOCKS)).sort();
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return [];
+    throw err;
+  }
+}
 
 /** Kinds of object lock, each named by an ark (paths.ts, objectLockName). */
 export type ObjectLockKind = 'storage' | 'inventory';
