@@ -16,7 +16,7 @@ export {
 export { jobRequeueTable } from './job.table.js';
 export { jobSetup } from './job.setup.js';
 export { byInitialState } from './machine-at.js';
-export { failureMessage, assertProvided } from './step-actor.js';
+export { failureMessage, assertProvided, retryLaterOf, STEP_RETRY, type RetryLater } from './step-actor.js';
 export { newBatchState, nextBatchState, canBatch, restoreBatch } from './batch.restore.js';
 export { newAccessState, nextAccessState, canAccess, restoreAccess } from './access.restore.js';
 export type { TransitionResult, ValidTransition, InvalidTransition } from './next-state.js';

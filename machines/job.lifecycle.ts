@@ -9,10 +9,12 @@ import { jobStateTable, type BatchFolder, type StateRow } from './states.js';
 import {
   failureEvents,
   machineEdges,
+  statesAccepting,
   statesThatStay,
   tableProblems,
   targetsByGuardValue,
 } from './structure.js';
+import { STEP_RETRY } from './step-actor.js';
 import { wireParser } from './wire-names.js';
 
 /** How a job comes into existence: normally pending; failed at once when it can never run (001). */
@@ -35,9 +37,15 @@ export interface JobLifecycle {
   readonly servableStates: readonly string[];
   /**
    * Working states whose step may leave the job where it is (provisioning on `space.short`):
-   * their jobs are evaluated again later, on a timer and when other jobs finish.
+   * their jobs are evaluated again later, on a timer and when other jobs finish. A job waiting to
+   * retry (`step.retry`) is not among them: it waits for its own time (src/engine/retry).
    */
   readonly staysStates: readonly string[];
+  /**
+   * Working states whose step's transient failure may keep the job waiting for its next attempt
+   * (`step.retry`): the retry policy applies to the failures of their steps, and only theirs.
+   */
+  readonly retryStates: readonly string[];
   /** Every step (actor) the working states invoke. */
   readonly steps: readonly string[];
   /** The machine, starting at the initial state. */
@@ -151,7 +159,8 @@ export function defineJobLifecycle(definition: JobLifecycleDefinition): JobLifec
     initial,
     workingStates: working,
     servableStates: [initial, ...working],
-    staysStates: statesThatStay(machine, working),
+    staysStates: statesThatStay(machine, working, [STEP_RETRY]),
+    retryStates: statesAccepting(machine, STEP_RETRY),
     steps: [...new Set(table.flatMap((row) => (row.step ? [row.step] : [])))],
     machine,
     machineAt,

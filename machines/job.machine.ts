@@ -5,7 +5,7 @@ import { jobSetup } from './job.setup.js';
 import type { JobContext, JobEvent, JobStepInput, ProvisionOutput } from './job.types.js';
 import { jobTable, type JobEdge } from './job.table.js';
 import { jobStateTable, type JobState } from './states.js';
-import { assertProvided, failureMessage } from './step-actor.js';
+import { assertProvided, failureMessage, retryLaterOf } from './step-actor.js';
 
 function stepInput({ context }: { context: JobContext }): JobStepInput {
   return { ...context };
@@ -49,9 +49,14 @@ function stepInvoke(step: string) {
   const events = stepEvents[step];
   const done =
     events?.done ?? (({ output }) => ({ type: `${step}.done`, ...(output as object) }) as JobEvent);
+  // A transient failure its retry policy allows to try again keeps the job where it is.
   const error =
     events?.error ??
-    (({ error }) => ({ type: `${step}.failed`, message: failureMessage(error) }) as JobEvent);
+    (({ error }) => {
+      const retry = retryLaterOf(error);
+      if (retry) return { type: 'step.retry', message: retry.message, retryAt: retry.retryAt };
+      return { type: `${step}.failed`, message: failureMessage(error) } as JobEvent;
+    });
   return {
     id: step,
     src: step,

@@ -37,7 +37,7 @@ export const jobSetup = setup({
       if (params.priority !== undefined) update.priority = params.priority;
       return update;
     }),
-    /** A job kept in provisioning says why, so an operator can see what it waits for. */
+    /** A job kept where it is (short of space, waiting to retry) says why, so an operator can see what it waits for. */
     recordWait: assign((_, params: { message: string | undefined }) => ({
       message: params.message ?? 'waiting for working space',
     })),

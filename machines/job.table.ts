@@ -1,6 +1,13 @@
 import type { JobEventType } from './job.types.js';
 import { requeueRowsOf, type RequeueRow } from './job.resume.js';
-import { jobStates, jobWorkingStates, type JobState, type JobWorkingState } from './states.js';
+import {
+  isJobWorkingState,
+  jobStates,
+  jobStepOfState,
+  jobWorkingStates,
+  type JobState,
+  type JobWorkingState,
+} from './states.js';
 import type { TableEdge } from './table.js';
 
 /** The job lifecycle's event names plus `job.created`, which only creates a job. */
@@ -74,6 +81,27 @@ const forwardEdges: readonly JobEdge[] = [
   { from: 'notify', event: 'notify.failed', to: 'failed', trigger: 'callback failed' },
 ];
 
+/**
+ * A transient failure that its retry policy allows to be tried again keeps the job in its state
+ * (src/engine/retry): one such edge beside each step failure of the table, in every working state
+ * whose step's error fails the job (estimate's error is an estimate of 0, provision's a wait for
+ * space: those two never fail by their step's error).
+ */
+const NEVER_FAILED_BY_THEIR_STEP: readonly string[] = ['estimate', 'provision'];
+const retryEdges: readonly JobEdge[] = forwardEdges.flatMap((edge): JobEdge[] => {
+  const step = edge.from !== null && isJobWorkingState(edge.from) ? jobStepOfState[edge.from] : undefined;
+  if (step === undefined || NEVER_FAILED_BY_THEIR_STEP.includes(step) || edge.event !== `${step}.failed`)
+    return [];
+  return [
+    {
+      from: edge.from,
+      event: 'step.retry',
+      to: edge.from as JobState,
+      trigger: 'a transient failure its retry policy allows to try again; stays until its next attempt',
+    },
+  ];
+});
+
 /** mrt-admin's requeue table, derived from the forward edges (job.resume.ts). */
 export const jobRequeueTable: readonly RequeueRow[] = requeueRowsOf(
   forwardEdges,
@@ -84,6 +112,7 @@ export const jobRequeueTable: readonly RequeueRow[] = requeueRowsOf(
 /** Every transition of the job lifecycle (DESIGN.md §3) and no other. */
 export const jobTable: readonly JobEdge[] = [
   ...forwardEdges,
+  ...retryEdges,
   ...jobRequeueTable.map(([to, statuses]) => requeue(to, statuses)),
   { from: 'failed', event: 'admin.delete', to: 'deleted', trigger: 'operator delete' },
   ...(['pending', ...jobWorkingStates] as const).map(adminFail),

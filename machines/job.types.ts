@@ -53,6 +53,12 @@ export type JobEvent =
   | { type: 'record.failed'; message: string }
   | { type: 'notify.done' }
   | { type: 'notify.failed'; message: string }
+  /**
+   * The step failed transiently and its retry policy allows another attempt: the job stays in its
+   * state, says why and when (`message`), and waits until `retryAt` (ISO 8601), kept in ZooKeeper
+   * with the job so every engine honours it (src/engine/retry).
+   */
+  | { type: 'step.retry'; message: string; retryAt: string }
   | { type: 'admin.hold' }
   | { type: 'admin.release' }
   | { type: 'admin.requeue' }

@@ -42,3 +42,23 @@ export function failureMessage(error: unknown): string {
 export function assertProvided(error: unknown): void {
   if (error instanceof ActorNotProvidedError) throw error;
 }
+
+/**
+ * A step error that asks for another attempt later instead of a failure: a transient failure its
+ * retry policy allows to be tried again (src/engine/retry decides and wraps the step's error).
+ * The machine maps it to `step.retry`; any other error fails the job.
+ */
+export interface RetryLater {
+  readonly retryAt: string;
+  readonly message: string;
+}
+
+/** The event of a job that waits for its step's next attempt (job.types.ts). */
+export const STEP_RETRY = 'step.retry';
+
+/** The retry an error asks for, if it is one (see RetryLater). */
+export function retryLaterOf(error: unknown): RetryLater | undefined {
+  if (typeof error !== 'object' || error === null || !('retryAt' in error)) return undefined;
+  const { retryAt, message } = error as { retryAt: unknown; message: unknown };
+  return typeof retryAt === 'string' && typeof message === 'string' ? { retryAt, message } : undefined;
+}

@@ -128,10 +128,19 @@ export function targetsByGuardValue(
   return targets;
 }
 
-/** The states among `states` with a transition that stays (no target, or itself) on a named event. */
-export function statesThatStay(machine: AnyStateMachine, states: readonly string[]): string[] {
+/**
+ * The states among `states` with a transition that stays (no target, or itself) on a named event,
+ * other than the events in `except`.
+ */
+export function statesThatStay(
+  machine: AnyStateMachine,
+  states: readonly string[],
+  except: readonly string[] = [],
+): string[] {
   const staying = new Set(
-    machineEdges(machine).flatMap((edge) => (edge.to === edge.from ? [edge.from] : [])),
+    machineEdges(machine).flatMap((edge) =>
+      edge.to === edge.from && !except.includes(edge.event) ? [edge.from] : [],
+    ),
   );
   return states.filter((state) => staying.has(state));
 }

@@ -39,6 +39,7 @@ const ACTIONS = {
       confirm: (id) => `Requeue ${id}? It runs again from the step after its last success.`,
     },
     delete: { label: 'Delete job', confirm: (id) => `Delete ${id}? This cannot be undone.` },
+    retry: { label: 'Retry now' },
     fail: {
       label: 'Fail job',
       confirm: (id) =>

@@ -9,6 +9,36 @@ import { lockText, traceCell } from './trace.js';
 
 const json = (value) => h('pre', {}, JSON.stringify(value, null, 2));
 
+/**
+ * The job's step failures in its state (its retry record): waiting for its next attempt (when and
+ * why), or the class and count of the failure that failed it.
+ */
+function retryFacts(retry) {
+  return section('Retries', 'job-retry', [
+    facts([
+      ['Waiting to retry', h('span', { id: 'job-retry-waiting' }, retry.waiting ? 'yes' : 'no')],
+      [
+        'Next attempt',
+        retry.next_attempt ? h('span', { id: 'job-retry-next' }, when(retry.next_attempt)) : undefined,
+      ],
+      ['Failure class', h('span', { id: 'job-retry-class' }, `${retry.class} (${retry.code})`)],
+      ['Attempts failed', `${retry.failures} of ${retry.limit} allowed in ${retry.state}`],
+      ['Last failure', retry.message],
+    ]),
+    h(
+      'ol',
+      { class: 'retry-history' },
+      retry.history.map((entry) =>
+        h(
+          'li',
+          {},
+          `${entry.at}: ${entry.class} ${entry.code}${entry.engine ? ` on ${entry.engine}` : ''}: ${entry.message}`,
+        ),
+      ),
+    ),
+  ]);
+}
+
 export async function renderJob(main, { id }) {
   const body = h('div', { id: 'job' });
   const refresh = async () => {
@@ -28,6 +58,7 @@ export async function renderJob(main, { id }) {
         ['Lock', h('span', { id: 'job-lock' }, lockText(item.lock))],
         ['Trace', traceCell(item.trace)],
       ]),
+      ...(item.retry ? [retryFacts(item.retry)] : []),
       actionBar('job', job.jobId, job.status, item.allowedActions, refresh),
       section('ZooKeeper data', 'job-data', [
         h('h3', {}, 'status'),

@@ -19,6 +19,7 @@ export interface ConsumerSpec<A> {
     skip: (id: string) => boolean,
     onLocked: (id: string) => void,
     onUnusable: (id: string) => void,
+    onWaiting: (id: string, ms: number) => void,
   ): Promise<A | undefined>;
   idOf(item: A): string;
   /**
@@ -59,6 +60,7 @@ export interface ConsumerSpec<A> {
 }
 
 const RETRY_AFTER_ERROR_MS = 1000;
+const MAX_TIMER_MS = 2 ** 31 - 1;
 /**
  * How long a handed-over item may wait for a slot with its lock kept: long enough for the next
  * slot of a busy pipeline, short enough that another process with free slots takes it when this
@@ -79,6 +81,8 @@ export class Consumer<A> {
   private candidates: readonly string[] = [];
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   private readonly deferred = new Set<string>();
+  /** Items waiting for a time of their own (see waitFor): not forgotten by reevaluate. */
+  private readonly timed = new Set<string>();
   /** Timers that look at a deferred item again (see lookAgain). */
   private readonly lookTimers = new Map<string, NodeJS.Timeout>();
   /** Items that left this folder, with when this consumer learnt it (performance.now()). */
@@ -244,7 +248,13 @@ export class Consumer<A> {
   }
 
   private skips(id: string): boolean {
-    if (this.inFlight.has(id) || this.claimed.has(id) || this.deferred.has(id) || this.moved.has(id))
+    if (
+      this.inFlight.has(id) ||
+      this.claimed.has(id) ||
+      this.deferred.has(id) ||
+      this.timed.has(id) ||
+      this.moved.has(id)
+    )
       return true;
     // Waiting on a watch another consumer armed (the item moved here meanwhile): this one is
     // poked too when it fires, or it would not look again until its folder next changes.
@@ -278,13 +288,27 @@ export class Consumer<A> {
    */
   lookAgain(id: string, ms: number): void {
     clearTimeout(this.lookTimers.get(id));
-    const timer = setTimeout(() => {
-      this.lookTimers.delete(id);
-      this.deferred.delete(id);
-      this.poke();
-    }, ms);
+    // setTimeout's longest delay is 2^31 - 1 ms (24.8 days); a longer wait is looked at then.
+    const timer = setTimeout(
+      () => {
+        this.lookTimers.delete(id);
+        this.deferred.delete(id);
+        this.timed.delete(id);
+        this.poke();
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     timer.unref();
     this.lookTimers.set(id, timer);
+  }
+
+  /**
+   * `id` waits `ms` before it may be taken (its step's next attempt): passed by until then, or
+   * until `lookAgain` says otherwise (its wait changed). Not forgotten by `reevaluate`.
+   */
+  waitFor(id: string, ms: number): void {
+    this.timed.add(id);
+    this.lookAgain(id, ms);
   }
 
   /** Forget deferred items (space may have changed) and look again. */
@@ -366,6 +390,7 @@ export class Consumer<A> {
         claim,
         (id) => this.spec.locks.add(id, this.pokeFn),
         (id) => this.spec.unusable?.add(id, this.pokeFn),
+        (id, ms) => this.waitFor(id, ms),
       );
     } catch (err) {
       this.spec.log.warn({ consumer: this.spec.name, err }, 'acquire failed; retrying');

@@ -6,6 +6,7 @@ import type { QueueContext } from '../queue/tree/context.js';
 import type { EngineMetrics } from '../telemetry/engine-metrics.js';
 import type { Ledger } from './ledger.js';
 import type { StepIsolation } from './step-isolation.js';
+import type { RetryPolicy } from './retry/policy.js';
 import type { AccessSteps, BatchSteps, JobStepSet } from '../steps/contracts.js';
 
 /** A reserved slot for a job kept locked across a transition (see EngineDeps.handOver). */
@@ -52,6 +53,11 @@ export interface EngineDeps {
    * limit then ends it on time, not at the next re-evaluation.
    */
   lookAgain?(state: string, jid: string, ms: number): void;
+  /**
+   * The retry policy in force (`/policies/retry`, watched): how a step's transient failure is
+   * tried again (src/engine/retry). Absent: the defaults.
+   */
+  retryPolicy?(): RetryPolicy;
   /** The gate that runs a suspect job's step alone in this process (see StepIsolation). */
   isolation?: StepIsolation;
   /**

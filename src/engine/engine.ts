@@ -34,6 +34,9 @@ import type { ConsumerSpec } from './consumer.js';
 import type { QueueError } from '../queue/tree/errors.js';
 import { IncompleteJobs } from './incomplete-jobs.js';
 import { WaitingJobNodes } from './waiting-job-nodes.js';
+import { EMPTY_RETRY_POLICY, retryPolicySchema, type RetryPolicy } from './retry/policy.js';
+import { RETRY_POLICY } from '../queue/policies/store.js';
+import { policy$ } from '../streams/policy.js';
 import { failIncompleteJob } from '../queue/jobs/incomplete.js';
 import { isZkError } from '../zk/index.js';
 
@@ -78,6 +81,7 @@ interface AcquireHooks {
   onLocked: (id: string) => void;
   onInvalid: (id: string, error: QueueError) => void;
   onLeft: (id: string, reason: string) => void;
+  onWaiting: (id: string, ms: number) => void;
 }
 
 /** One kind of item a consumer takes: what differs between jobs, batches and access requests. */
@@ -87,6 +91,8 @@ interface ConsumedItem<A> extends Omit<ConsumerSpec<A>, 'acquire' | 'log' | 'giv
   labels: (id: string) => { fields: Record<string, unknown>; what: string; left?: string };
   /** Also told of an item that cannot be used (jobs: one missing a node is timed). */
   invalid?: (id: string, error: QueueError) => void;
+  /** Also told of an item that waits for a time of its own (jobs: their step's next attempt). */
+  waiting?: (id: string, ms: number) => void;
   /** The metric label of lock contention, when it is counted. */
   contention?: string;
   unusable: WaitingItems;
@@ -132,6 +138,8 @@ export class Engine {
   private readonly incompleteJobs: IncompleteJobs;
   /** Jobs their step left waiting (provisioning), looked at again at once when a node they need is lost. */
   private waitingNodes: WaitingJobNodes | undefined;
+  /** The retry policy in force (`/policies/retry`, watched). */
+  private retryPolicy: RetryPolicy = EMPTY_RETRY_POLICY;
 
   constructor(
     private readonly deps: Omit<EngineDeps, 'heldCollections'>,
@@ -187,6 +195,7 @@ export class Engine {
       stalledSince: (at) => this.stallGuard?.stalledSince(at) ?? true,
       isolation: this.isolation,
       lookAgain: (state, jid, ms) => this.consumers.get(state)?.lookAgain(jid, ms),
+      retryPolicy: () => this.retryPolicy,
     };
     this.stallGuard = new StallGuard(zk);
     this.waitingNodes = new WaitingJobNodes(zk, (jid, state) => this.consumers.get(state)?.lookAgain(jid, 0));
@@ -194,6 +203,11 @@ export class Engine {
     // start, not from the pause stream's first answer (a job could be taken in between).
     const ingestPaused = await isQueuePaused(this.deps.queue, 'ingest');
     this.subscriptions.push(collectionHolds$(zk).subscribe((holds) => (this.holds = holds)));
+    this.subscriptions.push(
+      policy$(zk, RETRY_POLICY, retryPolicySchema, EMPTY_RETRY_POLICY, (problem) =>
+        this.deps.log.warn({ path: RETRY_POLICY, problem }, 'retry policy unreadable; the defaults apply'),
+      ).subscribe(({ value }) => (this.retryPolicy = value)),
+    );
     for (const state of this.served.jobStates) this.startJobConsumer(deps, state);
     for (const work of this.served.batchWork)
       this.consumers.set(`batch:${work}`, this.batchConsumer(deps, work));
@@ -256,14 +270,18 @@ export class Engine {
    * `item` says what differs: how it is acquired, how its problems are labelled, what runs.
    */
   private consumerOf<A extends HeldItem>(deps: EngineDeps, item: ConsumedItem<A>): Consumer<A> {
-    const { acquire, labels, invalid, work, contention, ...spec } = item;
+    const { acquire, labels, invalid, waiting, work, contention, ...spec } = item;
     return new Consumer<A>({
       ...spec,
       log: deps.log,
-      acquire: (candidates, skip, onLocked, onUnusable) =>
+      acquire: (candidates, skip, onLocked, onUnusable, onWaiting) =>
         acquire({
           candidates,
           skip,
+          onWaiting: (id, ms) => {
+            waiting?.(id, ms);
+            onWaiting(id, ms);
+          },
           onLocked: (id) => {
             if (contention !== undefined) deps.metrics?.lockContention(contention);
             onLocked(id);
@@ -302,6 +320,8 @@ export class Engine {
       invalid: (jid, error) => {
         if (error.incomplete) this.incompleteJobs.note(jid, state);
       },
+      // Waiting for its step's next attempt (its retry record): watched, so a "retry now" is seen.
+      waiting: (jid) => this.waitingNodes?.watch(jid, state),
       idOf: (acquired) => acquired.job.jobId,
       candidateId: (name) => parseRefName(name)?.jid ?? name,
       rankOf: refRank,

@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import { REQUIRED_JOB_NODES } from '../queue/jobs/load.js';
 import { jobChild } from '../queue/tree/paths.js';
+import { retryPath } from '../queue/jobs/retry-record.js';
 import { isZkError, type WatchCallback, type ZkClient } from '../zk/index.js';
 
 /**
@@ -15,6 +16,8 @@ import { isZkError, type WatchCallback, type ZkClient } from '../zk/index.js';
  * `configuration` never change, and `status` is read again when a look writes it (one request;
  * a job found in another state is no longer watched).
  * A job taken again (`taken`) is no longer watched; a watch that fires then is not re-armed.
+ * A job waiting for its step's next attempt is also watched through its `retry` node, whose
+ * change (an operator's "retry now", from any process) makes it looked at at once.
  */
 export class WaitingJobNodes {
   /** Jobs waiting, with the state they wait in. */
@@ -61,6 +64,26 @@ export class WaitingJobNodes {
 
   private arm(jid: string): void {
     for (const node of REQUIRED_JOB_NODES) this.armNode(jid, node);
+    this.armRetry(jid);
+  }
+
+  /**
+   * The job's retry record (`/jobs/JID/retry`): an operator's "retry now" (another process's)
+   * writes it, and the job is looked at again at once instead of at its next attempt time.
+   */
+  private armRetry(jid: string): void {
+    const key = `${jid}/retry`;
+    if (this.armed.has(key)) return;
+    this.armed.add(key);
+    this.zk
+      .exists(retryPath(jid), () => {
+        this.armed.delete(key);
+        const state = this.waiting.get(jid);
+        if (state === undefined) return;
+        this.waiting.delete(jid);
+        this.lost(jid, state);
+      })
+      .catch(() => this.armed.delete(key));
   }
 
   private armNode(jid: string, node: (typeof REQUIRED_JOB_NODES)[number]): void {

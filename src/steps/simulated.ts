@@ -11,6 +11,7 @@ import { sleep } from './abortable-sleep.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import type { ObjectLockKind } from '../queue/locks/queue-pause.js';
 import { withObjectLock } from './services/output-lock.js';
+import { currentRetry } from '../queue/jobs/retry-record.js';
 
 /**
  * Simulated steps: every job step waits `stepDelayMs` (honouring its AbortSignal) and succeeds,
@@ -25,7 +26,11 @@ import { withObjectLock } from './services/output-lock.js';
  * `retry_count` is 0, and an operator's requeue increments `retry_count` (admin.requeue, see
  * requeueJob), so a requeued job then gets through. Nothing else changes `retry_count`.
  * `submission.simulate.exitAt` (same shape) ends the engine's process when the job's step starts
- * in that state, every time (`simulate_exit_at`): a poison job. `submission.simulate.objectLocks`
+ * in that state, every time (`simulate_exit_at`): a poison job. `submission.simulate.transientAt`
+ * (same shape) makes the step fail transiently there (`simulate_transient_at`), as a 503 or a
+ * reset connection would: `transientTimes` (position → count, `simulate_transient_times`) says
+ * how many times in a row (counted in the job's retry record, so across engines and restarts),
+ * every time when absent; the retry policy then tries it again (src/engine/retry). `submission.simulate.objectLocks`
  * makes store and record hold the object's lock in ZooKeeper as the real steps do.
  *
  * Only downloading, processing, storing, recording and notify can fail a job this way: the job machine
@@ -59,8 +64,22 @@ function exitIfAsked(args: JobStepArgs, state: string): void {
   });
 }
 
+/** A failure another attempt may pass (classified transient, src/engine/retry). */
+class SimulatedTransientError extends Error {
+  readonly code = 'SIMULATED_TRANSIENT';
+  readonly retryable = true;
+}
+
 function failIfAsked(args: JobStepArgs, state: string): void {
   const { configuration, retryCount } = args.job;
+  if (configuration.simulate_transient_at === state) {
+    const times = Number(configuration.simulate_transient_times ?? Number.POSITIVE_INFINITY);
+    const failures = currentRetry(args.job.retry, args.job)?.failures ?? 0;
+    if (failures < times)
+      throw new SimulatedTransientError(
+        `simulated transient failure while ${state} (${failures + 1} so far)`,
+      );
+  }
   if (configuration.simulate_fail_at === state) throw new Error(`simulated failure while ${state}`);
   if (configuration.simulate_fail_once_at === state && retryCount === 0)
     throw new Error(`simulated failure while ${state} (first attempt only)`);
@@ -130,6 +149,8 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
       const simulate = (batch.submission.simulate ?? {}) as {
         failAt?: Record<string, string>;
         failOnce?: Record<string, string>;
+        transientAt?: Record<string, string>;
+        transientTimes?: Record<string, number>;
         exitAt?: Record<string, string>;
         objectLocks?: boolean;
       };
@@ -143,6 +164,12 @@ export function createSimulatedSteps(options: SimulationOptions = {}): {
           ...(batch.submission.collection ? { collection: batch.submission.collection } : {}),
           ...(simulate.failAt?.[position] ? { simulate_fail_at: simulate.failAt[position] } : {}),
           ...(simulate.failOnce?.[position] ? { simulate_fail_once_at: simulate.failOnce[position] } : {}),
+          ...(simulate.transientAt?.[position]
+            ? { simulate_transient_at: simulate.transientAt[position] }
+            : {}),
+          ...(simulate.transientTimes?.[position] !== undefined
+            ? { simulate_transient_times: simulate.transientTimes[position] }
+            : {}),
           ...(simulate.exitAt?.[position] ? { simulate_exit_at: simulate.exitAt[position] } : {}),
           ...(simulate.objectLocks ? { simulate_object_locks: true } : {}),
         },

@@ -36,8 +36,8 @@ export class EngineMetrics implements MetricsProvider {
   );
   private readonly stepFailures = this.counter(
     'mrtq_step_failures_total',
-    'Steps of this process that ended in a failed event, by state.',
-    ['state'],
+    'Steps of this process that failed, by state, class (transient, permanent) and outcome (retry: the job waits for its next attempt; fail: the job failed).',
+    ['state', 'class', 'outcome'],
   );
   private readonly poisoned = this.counter(
     'mrtq_jobs_poisoned_total',
@@ -98,8 +98,9 @@ export class EngineMetrics implements MetricsProvider {
   transition(kind: 'job' | 'batch' | 'access', from: string, to: string): void {
     this.transitions.inc({ kind, from, to });
   }
-  stepFailed(state: string): void {
-    this.stepFailures.inc({ state });
+  /** A step failed: classified `failureClass`, and the job waits to retry or has failed. */
+  stepFailed(state: string, failureClass: string, outcome: 'retry' | 'fail'): void {
+    this.stepFailures.inc({ state, class: failureClass, outcome });
   }
   stepDuration(state: string, seconds: number): void {
     this.stepSeconds.observe({ state }, seconds);

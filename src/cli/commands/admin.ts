@@ -55,7 +55,7 @@ function queueName(value: string): QueueName {
   return value as QueueName;
 }
 
-/** Operator commands: hold, release, requeue, delete, update-report, fail, pause, resume, collection, access. */
+/** Operator commands: hold, release, requeue, delete, update-report, fail, retry, pause, resume, collection, access. */
 export function registerAdmin(program: Command, ctx: CliContext): void {
   itemAction(program, ctx, 'hold', 'hold a pending job or batch', {
     job: lazy(jobs, 'holdJob'),
@@ -93,6 +93,21 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
         (await (await jobs()).failJob(queue, id, { reason: options.reason })).job,
     },
   );
+  program
+    .command('retry')
+    .description("run a job's next attempt now: a job waiting to retry after a transient failure")
+    .argument('<jid>', 'the job')
+    .option('--json', 'print {"id","status","retry"}')
+    .action(async (jid: string, flags: { json?: boolean }) => {
+      if (!isJobId(jid)) throw new CliError(`"${jid}" is not a jid`, ExitCode.usage);
+      const { retryJobNow } = await import('../../admin/retry-now.js');
+      const { job, retry } = await withQueue(ctx, (q) => retryJobNow(q, jid));
+      ctx.stdout.write(
+        flags.json
+          ? `${JSON.stringify({ id: jid, status: job.status, retry })}\n`
+          : `${jid} ${job.status}: next attempt now (${retry.failures} of ${retry.limit} so far, last: ${retry.code})\n`,
+      );
+    });
   registerAccess(program, ctx);
 
   for (const [name, run, verb] of [

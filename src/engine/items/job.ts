@@ -1,7 +1,12 @@
 import type { EventObject } from 'xstate';
-import type { JobContext } from '../../../machines/index.js';
+import { STEP_RETRY, type JobContext } from '../../../machines/index.js';
 import type { AcquiredJob } from '../../queue/jobs/acquire.js';
-import { commitJobTransition, nextJobRecord, plannedJobRecord } from '../../queue/jobs/transition.js';
+import {
+  commitJobTransition,
+  nextJobRecord,
+  plannedJobRecord,
+  type JobCommitOptions,
+} from '../../queue/jobs/transition.js';
 import { loadJob, type JobRecord } from '../../queue/jobs/load.js';
 import { jobRef } from '../../queue/tree/paths.js';
 import { leftForIngestReason } from '../../queue/jobs/payload.js';
@@ -11,7 +16,9 @@ import { Attr, SpanName } from '../../telemetry/attributes.js';
 import { contextOfTraceparent } from '../../telemetry/trace-context.js';
 import { STEP_WRITE_KEYS, type StepWrites } from '../../steps/contracts.js';
 import type { EngineDeps, HandOver } from '../deps.js';
-import { runMachineStepPlanned, type PlannedNext } from '../step-runner.js';
+import { runMachineStepPlanned, zooKeeperUnavailable, type PlannedNext } from '../step-runner.js';
+import { decideFailure, type RetryDecision } from '../retry/decide.js';
+import { ruleFor } from '../retry/policy.js';
 import { beforeJobStep, markOnRelease, newAttempt } from '../step-attempts.js';
 import type { ItemCommit, ItemDescriptor, ItemStep } from './item-runner.js';
 
@@ -56,6 +63,28 @@ function jobStep(
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
   let writes: StepWrites = {};
   let retryInMs: number | undefined;
+  // The step's failure under its retry policy (recorded with the commit), when it failed.
+  let failure: RetryDecision | undefined;
+  const retrying = async <T>(attempt: () => Promise<T>, stepSignal: AbortSignal): Promise<T> => {
+    try {
+      return await attempt();
+    } catch (err) {
+      // Not the job's failure (aborted, ZooKeeper away: handed back), or not this state's to retry.
+      if (stepSignal.aborted || zooKeeperUnavailable(err) || !lifecycle.retryStates.includes(job.status))
+        throw err;
+      const rule = ruleFor(deps.retryPolicy?.() ?? {}, step, job.configuration.profile_name);
+      failure = decideFailure({
+        job,
+        error: err,
+        rule,
+        now: deps.queue.now(),
+        engine: deps.engineId,
+        random: Math.random(),
+      });
+      retryInMs = failure.retryInMs;
+      throw failure.error;
+    }
+  };
   let next: PlannedNext | undefined;
   // The job as its step attempt was recorded (its attempts node is written from here on).
   let held = acquired;
@@ -89,7 +118,7 @@ function jobStep(
           signal,
           inspect: deps.inspect,
           run: async (stepSignal) => {
-            const output = await run({ job, signal: stepSignal, log });
+            const output = await retrying(() => run({ job, signal: stepSignal, log }), stepSignal);
             if (output && typeof output === 'object' && STEP_WRITE_KEYS.some((key) => key in output))
               writes = output;
             retryInMs = retryInOf(output);
@@ -101,9 +130,16 @@ function jobStep(
         return planned.event;
       });
     },
-    commit: (event) => commitOf(deps, held, event, writes, next),
+    commit: (event) => commitOf(deps, held, event, { ...writes, retry: failure?.record }, next),
     after: async (event, committed) => {
-      if ('message' in event && event.type.endsWith('.failed')) deps.metrics?.stepFailed(job.status);
+      if (failure && committed)
+        deps.metrics?.stepFailed(
+          job.status,
+          failure.record.class,
+          event.type === STEP_RETRY ? 'retry' : 'fail',
+        );
+      else if ('message' in event && event.type.endsWith('.failed'))
+        deps.metrics?.stepFailed(job.status, 'permanent', 'fail');
       const to = committed?.status;
       if (to !== undefined && lifecycle.isFinal(to)) await cleanupCompleted(deps, held, log, to);
       if (to === job.status && retryInMs !== undefined) deps.lookAgain?.(to, job.jobId, retryInMs);
@@ -145,7 +181,7 @@ function commitOf(
   deps: EngineDeps,
   acquired: AcquiredJob,
   event: EventObject,
-  writes: StepWrites,
+  writes: StepWrites & Pick<JobCommitOptions, 'retry'>,
   next?: PlannedNext,
 ): ItemCommit<AcquiredJob, JobRecord> {
   const { job, lock } = acquired;

@@ -9,6 +9,7 @@ import {
   type RequeueOptions,
 } from '../../admin/jobs.js';
 import type { QueueContext } from '../../queue/tree/context.js';
+import { retryJobNow } from '../../admin/retry-now.js';
 import { QueueError } from '../../queue/tree/errors.js';
 import type { QueueName } from '../../queue/tree/paths.js';
 import { holdCollection, pauseQueue, resumeQueue } from '../../queue/locks/queue-pause.js';
@@ -40,6 +41,14 @@ const TARGETS: readonly ActionTarget[] = [
       delete: {
         act: async (q, id, o) => ({ job: await deleteJob(q, id, o) }),
         summary: 'held or failed → deleted',
+      },
+      retry: {
+        act: async (q, id) => {
+          const { job, retry } = await retryJobNow(q, id);
+          return { job, retry };
+        },
+        summary:
+          'a job waiting to retry after a transient failure: its next attempt now (its retry record says when and why)',
       },
       fail: {
         act: (q, id, o) => failJob(q, id, { reason: o.reason }),

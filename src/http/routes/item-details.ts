@@ -7,6 +7,7 @@ import { batchPath } from '../../queue/tree/paths.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import { allowedBatchActions, allowedJobActions } from '../dashboard/allowed-actions.js';
 import { traceLink } from '../dashboard/trace-link.js';
+import { currentRetry } from '../../queue/jobs/retry-record.js';
 
 type ShownJob = Extract<ShownItem, { kind: 'job' }>;
 type ShownBatch = Extract<ShownItem, { kind: 'batch' }>;
@@ -43,9 +44,14 @@ async function jobDetails(ctx: ApiContext, item: ShownJob) {
     item.job.batchId ? batchStatusOf(ctx, item.job.batchId) : undefined,
     lockHolder(ctx, item.lockOwner),
   ]);
+  // Its step's failures in the state it is in, when it failed there: the wait, the class, the count.
+  const retry = currentRetry(item.job.retry, item.job);
+  const waiting = retry?.state === item.job.status && retry.next_attempt !== undefined;
+  const allowed = allowedJobActions(item.job, batchStatus, ctx.queue.lifecycle);
   return {
     ...item,
-    allowedActions: allowedJobActions(item.job, batchStatus, ctx.queue.lifecycle),
+    ...(retry ? { retry: { ...retry, waiting } } : {}),
+    allowedActions: waiting ? [...allowed, 'retry'] : allowed,
     ...holder,
     ...trace(ctx, item.job.configuration.traceparent),
   };

@@ -2,6 +2,7 @@ import type { QueueContext } from '../tree/context.js';
 import { isQueueError, QueueError } from '../tree/errors.js';
 import { loadJob, type JobRecord } from './load.js';
 import type { StepAttempt } from './attempts.js';
+import { retryWaitMs } from './retry-record.js';
 import { jobLeftReason, noteJobLeft } from './payload.js';
 import { releaseEventually, tryLock, type HeldLock } from '../locks/lock.js';
 import { jobPath, jobStateFolder, parseRefName, sortRefs } from '../tree/paths.js';
@@ -38,6 +39,11 @@ export interface AcquireOptions {
    * why. When absent, `onInvalid` is told instead, so the caller skips it until its nodes change.
    */
   onLeft?: (jid: string, reason: string) => void;
+  /**
+   * Called for a job waiting for its step's next attempt (`/jobs/JID/retry`, see retry-record.ts)
+   * with the ms it still waits: its lock is let go at once and it is passed by until then.
+   */
+  onWaiting?: (jid: string, ms: number) => void;
 }
 
 /**
@@ -116,6 +122,12 @@ async function loadLocked(
         `job ${jid} has status ${job.status} but a ref in ${state} (${ref})`,
         jobPath(jid),
       );
+    }
+    const waitMs = retryWaitMs(job.retry, job, ctx.now().getTime());
+    if (waitMs > 0) {
+      await releaseEventually(ctx, lock);
+      options.onWaiting?.(jid, waitMs);
+      return undefined;
     }
     return { job, lock, ref };
   } catch (err) {

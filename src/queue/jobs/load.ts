@@ -12,6 +12,7 @@ import type {
   JobStore,
 } from '../tree/records.js';
 import { decodeAttempts, type JobAttempts } from './attempts.js';
+import { decodeRetry, type JobRetry } from './retry-record.js';
 import { decodeInteger, decodeJobStatus, decodeJsonObject, decodeText } from '../tree/wire.js';
 
 /** Nodes nothing can run a job without: a job lacking one is incomplete (see loadJob). */
@@ -55,6 +56,12 @@ export interface JobRecord extends StoredJob {
    */
   attempts?: JobAttempts;
   attemptsNode?: boolean;
+  /**
+   * The job's step failures and next attempt (`retry`, see retry-record.ts), as the node holds
+   * them (honoured only while current: `currentRetry`); `retryNode` true when the node exists.
+   */
+  retry?: JobRetry;
+  retryNode?: boolean;
 }
 
 function absentNodes(nodes: Record<OptionalJobNode, Read>): Pick<JobRecord, 'absentNodes'> {
@@ -112,6 +119,7 @@ export async function loadJob(
     'store',
     'inventory',
     'attempts',
+    'retry',
   ];
   // One request (multiRead) for all of them: a job is read at every first acquire.
   const [
@@ -125,6 +133,7 @@ export async function loadJob(
     store,
     inventory,
     attempts,
+    retry,
   ] = await ctx.zk.getDataMany(keys.map((key) => jobChild(jid, key)));
   if (!status && !bid && !configuration && !(await ctx.zk.exists(jobPath(jid)))) {
     throw new QueueError('NOT_FOUND', `job ${jid} does not exist`, jobPath(jid));
@@ -159,5 +168,6 @@ export async function loadJob(
     emptyNodeVersions: emptyVersions({ store, inventory }),
     ...absentNodes({ priority, space_needed: spaceNeeded }),
     ...(attempts ? { attemptsNode: true, attempts: decodeAttempts(attempts.data) } : {}),
+    ...(retry ? { retryNode: true, retry: decodeRetry(retry.data) } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { QueueError } from '../tree/errors.js';
 import type { AcquiredJob } from './acquire.js';
 import type { JobRecord, OptionalJobNode } from './load.js';
 import { attemptsOp, attemptsPath, type StepAttempt } from './attempts.js';
+import { retryOp, retryPath, type JobRetry } from './retry-record.js';
 import { findRefIn } from './refs.js';
 import { assertSameSession } from '../locks/lock.js';
 import {
@@ -45,6 +46,11 @@ export interface JobCommitOptions {
    * attempt already written, at no extra request (see job-attempts.ts).
    */
   attempt?: StepAttempt;
+  /**
+   * The record of the step failure this commit writes (`step.retry`, or the move to failed), with
+   * the version the job's status has after it. Any other commit deletes the job's record.
+   */
+  retry?: Omit<JobRetry, 'status_version'>;
 }
 
 /** The result of a committed transition: the job as it now is, and whether it still holds the lock. */
@@ -107,6 +113,11 @@ export function jobTransitionOps(
   const attempts = attemptsAfter(job, next, options);
   if (attempts.attempts) ops.push(attemptsOp(job.jobId, job.attemptsNode === true, attempts.attempts));
   else if (job.attemptsNode) ops.push({ op: 'delete', path: attemptsPath(job.jobId) });
+  if (options.retry)
+    ops.push(
+      retryOp(job.jobId, job.retryNode === true, { ...options.retry, status_version: next.statusVersion }),
+    );
+  else if (job.retryNode) ops.push({ op: 'delete', path: retryPath(job.jobId) });
   if (options.release ?? true) ops.push({ op: 'delete', path: lock.path });
   return ops;
 }
@@ -246,8 +257,11 @@ async function commit(
       { jobId: job.jobId, batchId: job.batchId, from: job.status, to: next.status, event: event.type },
       'transition',
     );
+  const retry = options.retry
+    ? { retry: { ...options.retry, status_version: next.statusVersion }, retryNode: true }
+    : { retry: undefined, retryNode: false };
   return {
-    job: { ...next, ...attemptsAfter(job, next, options), lastModified: formatTimestamp(now) },
+    job: { ...next, ...attemptsAfter(job, next, options), ...retry, lastModified: formatTimestamp(now) },
     released: options.release ?? true,
   };
 }

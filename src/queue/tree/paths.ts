@@ -117,6 +117,7 @@ export type JobKey =
   | 'store'
   | 'inventory'
   | 'attempts'
+  | 'retry'
   | 'lock';
 
 /**

@@ -45,7 +45,7 @@ describe('metrics through prom-client', () => {
     const metrics = new EngineMetrics();
     metrics.transition('job', 'notify', 'completed');
     metrics.transition('job', 'notify', 'completed');
-    metrics.stepFailed('downloading');
+    metrics.stepFailed('downloading', 'transient', 'retry');
     metrics.lockContention('pending');
     metrics.zkRequest('multi', 3, 'ok');
     metrics.stepDuration('processing', 0.2);

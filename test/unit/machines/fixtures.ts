@@ -35,6 +35,13 @@ export const jobEventSamples: Samples<JobEvent> = {
   'record.failed': [{ type: 'record.failed', message: 'inventory unavailable' }],
   'notify.done': [{ type: 'notify.done' }],
   'notify.failed': [{ type: 'notify.failed', message: 'callback returned 500' }],
+  'step.retry': [
+    {
+      type: 'step.retry',
+      message: 'transient failure 1 of 5 (HTTP 503); next attempt at 2026-11-28T17:00:30.000Z',
+      retryAt: '2026-11-28T17:00:30.000Z',
+    },
+  ],
   'admin.hold': [{ type: 'admin.hold' }],
   'admin.release': [{ type: 'admin.release' }],
   'admin.requeue': [{ type: 'admin.requeue' }],

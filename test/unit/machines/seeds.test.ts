@@ -131,6 +131,17 @@ const documentedJobEdges: Documented[] = [
   },
 ];
 
+/**
+ * Edges no document has, added by a decision written next to the machine and in docs/machines.md:
+ * a transient failure its retry policy allows to try again keeps the job in its working state
+ * (issue 34), so its batch does not report while it waits.
+ */
+const decidedJobEdges = ['downloading', 'processing', 'storing', 'recording', 'notify'].map((state) => ({
+  from: state,
+  to: state,
+  why: 'step.retry: a transient failure; the job waits in its state for its next attempt',
+}));
+
 /** 001 edges that 003 (or mrt-zk's states.yml, or a decision) replaced; the table must not have them. */
 const overruledJobEdges = [
   { from: 'processing', to: 'recording', cite: s001('Processing --> Recording') },
@@ -251,7 +262,7 @@ const documentedPairs = (edges: Documented[], decided: { from: string; to: strin
 
 describe('the tables and the seeds agree', () => {
   it('every job edge in the table is documented, and every documented job edge is in the table', () => {
-    expect(tablePairs(jobTable)).toEqual(documentedPairs(documentedJobEdges));
+    expect(tablePairs(jobTable)).toEqual(documentedPairs(documentedJobEdges, decidedJobEdges));
   });
   it('every batch edge is documented or a written decision, and every documented one is in the table', () => {
     expect(tablePairs(batchTable)).toEqual(documentedPairs(documentedBatchEdges, decidedBatchEdges));

@@ -61,7 +61,17 @@ describe('what the job lifecycle reads off its machine and table', () => {
     const resume = targetsByGuardValue(job.machine, 'failed', 'admin.requeue', 'statuses');
     expect(resume.get('')).toBe('estimating');
     expect(resume.get('recording')).toBe('notify');
-    expect(statesThatStay(job.machine, job.workingStates)).toEqual(['provisioning']);
+    expect(statesThatStay(job.machine, job.workingStates, ['step.retry'])).toEqual(['provisioning']);
+    expect(job.staysStates).toEqual(['provisioning']);
+    // Each step whose error fails its job may also wait to retry (estimate and provision never fail by it).
+    expect(statesThatStay(job.machine, job.workingStates)).toEqual([
+      'provisioning',
+      'downloading',
+      'processing',
+      'storing',
+      'recording',
+      'notify',
+    ]);
     expect(statesAccepting(job.machine, 'admin.release')).toEqual(['held']);
   });
 
