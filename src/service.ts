@@ -21,6 +21,8 @@ import { ACCESS_QUEUES, BATCH_WORK, Engine, type EngineOptions } from './engine/
 import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
 import { startChildListWatch } from './engine/child-list-watch.js';
 import { startCleanupSchedule } from './admin/cleanup-schedule.js';
+import { releaseHeldItems } from './admin/collections.js';
+import { startWindowsKeeper } from './engine/windows-keeper.js';
 import { EngineMetrics } from './telemetry/engine-metrics.js';
 import { MetricsHistory, recordInto, startSampling, type Sampling } from './telemetry/metrics-history.js';
 import { jobDepths } from './http/metrics.js';
@@ -208,6 +210,8 @@ export async function startService(config: Config, options: ServiceOptions, log:
         workRoot: config.ingest.workRoot,
       },
     );
+    // Maintenance windows (docs/engine.md): every engine keeps them, one places or lifts each hold.
+    const windows = startWindowsKeeper({ queue, log, releaseHeld: (m) => releaseHeldItems(queue, m) });
     // Merritt's Java readers fail on a child list above their jute.maxbuffer (docs/deploy.md).
     const childLists = startChildListWatch(
       { queue, metrics, log },
@@ -222,6 +226,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       async stop(graceMs = 10_000) {
         running = false;
         await api?.close();
+        await windows.stop();
         await engine.stop(graceMs);
         await cleaner.stop();
         await childLists.stop();

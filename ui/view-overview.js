@@ -4,6 +4,8 @@ import { getBatchStatuses, getJobStates, getJson, getText } from './api.js';
 import { age, badge, facts, fill, formatTime, h, section, table } from './dom.js';
 import { throttle } from './live.js';
 import { liveCharts } from './view-charts.js';
+import { windowsTable } from './windows.js';
+import { retryWaitsTable, sharesTable } from './work-policies.js';
 
 // The queue at a glance: counts, holds, the ZooKeeper session, engine processes, the newest
 // batches and the lifecycles with their counts. Everything comes from the API (/overview; the
@@ -162,10 +164,19 @@ function updateDiagram(lifecycle, counts) {
 export async function renderOverview(main) {
   const [jobStateList, batchStatusList] = await Promise.all([getJobStates(), getBatchStatuses()]);
   const regions = Object.fromEntries(
-    ['state', 'engines', 'jobs', 'batches', 'recent'].map((k) => [k, h('div', { id: `overview-${k}` })]),
+    ['state', 'windows', 'retries', 'shares', 'engines', 'jobs', 'batches', 'recent'].map((k) => [
+      k,
+      h('div', { id: `overview-${k}` }),
+    ]),
   );
   const refresh = async () => {
-    const [overview, recent] = await Promise.all([getJson('/overview'), getJson('/batches?limit=10')]);
+    const [overview, recent, windows, retries, shares] = await Promise.all([
+      getJson('/overview'),
+      getJson('/batches?limit=10'),
+      windowsTable(refresh),
+      retryWaitsTable(refresh),
+      sharesTable(refresh),
+    ]);
     fill(
       regions.state,
       facts([['ZooKeeper session (this server)', badge(overview.session, 'session-state')]]),
@@ -184,6 +195,9 @@ export async function renderOverview(main) {
         empty: 'No collection is on hold.',
       }),
     );
+    fill(regions.windows, windows);
+    fill(regions.retries, retries);
+    fill(regions.shares, shares);
     fill(
       regions.engines,
       table({
@@ -249,6 +263,9 @@ export async function renderOverview(main) {
       section('Jobs', 'jobs', regions.jobs),
       section('Batches', 'batches', regions.batches),
     ),
+    section('Maintenance windows', 'windows', regions.windows),
+    section('Jobs waiting to retry', 'retries', regions.retries),
+    section('Fair shares', 'shares', regions.shares),
     section('Activity, last hour', 'activity', charts.element),
     section('Newest batches', 'recent', regions.recent),
     section('Engine processes', 'engines', regions.engines),

@@ -21,6 +21,15 @@ export interface CollectionRelease {
  */
 export async function releaseCollection(ctx: QueueContext, mnemonic: string): Promise<CollectionRelease> {
   await clearCollectionHold(ctx, mnemonic);
+  return releaseHeldItems(ctx, mnemonic);
+}
+
+/**
+ * Releases the held jobs and batches of a collection whose hold is gone (held → pending), as
+ * {@link releaseCollection} does after clearing it; a maintenance window's end lifts its own hold
+ * first (only if it is still the window's), then calls this.
+ */
+export async function releaseHeldItems(ctx: QueueContext, mnemonic: string): Promise<CollectionRelease> {
   const result: CollectionRelease = { jobs: [], batches: [], failed: [] };
   const attempt = async (
     item: string,

@@ -77,11 +77,12 @@ export async function startBenchEngine(
   };
 }
 
-/** Submits a simulated batch of `jobs` jobs from `queue` (a session other than the engine's). */
+/** Submits a simulated batch of `jobs` jobs from `queue` (a session other than the engine's), of `collection` if given. */
 export async function submitSimulated(
   queue: QueueContext,
   jobs: number,
   submitter = 'bench',
+  collection?: string,
 ): Promise<string> {
   // Under a uuid, a submission tried again after its answer was lost returns the same batch.
   const submission = {
@@ -90,6 +91,7 @@ export async function submitSimulated(
     payload_url: `sim:${jobs}`,
     type: 'manifest',
     batchID: randomUUID(),
+    ...(collection ? { collection } : {}),
   };
   const { bid } = await persist('submit', () => createBatch(queue, submission));
   return bid;

@@ -16,6 +16,7 @@ import { persist } from './retry.js';
 import { engineAtScale, seedPendingJobs } from './scale.js';
 import { median, repeat, round } from './stats.js';
 import { completionLatency, engineThroughput, expansionRate } from './throughput.js';
+import { fairShares } from './fair-shares.js';
 import { merrittJobLifecycle } from '../../machines/index.js';
 
 /** How big a run is. `quick` keeps CI's run short; the default is the issue's full sizes. */
@@ -61,6 +62,16 @@ export interface BenchResult {
   ratio_engine_to_baseline: number;
   cli_help_ms: number;
   cli_help_ms_from_source: number;
+  /** The engine's batch with fair shares off (the intake in priority and id order alone). */
+  engine_jobs_per_s_without_fair_shares: number;
+  ratio_jobs_per_s_fair_to_unfair: number;
+  /** Issue 34: a small batch of B submitted behind a big batch of A's backlog. */
+  fair_big_jobs: number;
+  fair_big_backlog_at_submit: number;
+  fair_small_jobs: number;
+  fair_small_batch_s: number;
+  fair_big_drain_s: number;
+  ratio_fair_small_to_big_drain: number;
   targets: Record<string, { target: string; value: number; met: boolean }>;
 }
 
@@ -83,6 +94,18 @@ function targetsOf(r: Omit<BenchResult, 'targets'>): BenchResult['targets'] {
     rss_mb_100k_pending: t('<= 300', r.rss_mb_100k_pending, r.rss_mb_100k_pending <= 300),
     first_acquire_ms: t('<= 1000', r.first_acquire_ms, r.first_acquire_ms <= 1000),
     cli_help_ms: t('<= 300', r.cli_help_ms, r.cli_help_ms <= 300),
+    // Issue 34: fairness costs at most 5 % of the jobs a second; B does not wait for A's backlog
+    // (equal weights: its 20 jobs are taken within about 40 of A's; 0.1 leaves the pipeline room).
+    ratio_jobs_per_s_fair_to_unfair: t(
+      '>= 0.95',
+      r.ratio_jobs_per_s_fair_to_unfair,
+      r.ratio_jobs_per_s_fair_to_unfair >= 0.95,
+    ),
+    ratio_fair_small_to_big_drain: t(
+      '<= 0.1',
+      r.ratio_fair_small_to_big_drain,
+      r.ratio_fair_small_to_big_drain <= 0.1,
+    ),
   };
 }
 
@@ -118,6 +141,8 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     expansion: quick ? 2000 : 20_000,
     pending: quick ? 5000 : 100_000,
     baseline: quick ? 100 : 1000,
+    fairBig: quick ? 2000 : 20_000,
+    fairSmall: 20,
   };
   const work = mkdtempSync(join(tmpdir(), 'mrtq-bench-'));
   const sessions: ZkClient[] = [];
@@ -169,6 +194,22 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       return result;
     });
     const pick = (key: keyof (typeof runs)[number]) => median(runs.map((r) => r[key]));
+    // What fair shares cost: the same batch with the intake in priority and id order alone.
+    const unfair = median(
+      await repeat(times, async (run) => {
+        const { connectString, queue } = await chroot(main, `engine-unfair-${run}`);
+        return (await engineThroughput(connectString, queue, jobs, { fairShares: false })).jobsPerS;
+      }),
+    );
+    say(`engine without fair shares: ${round(unfair)} jobs/s`);
+
+    const fair = await (async () => {
+      const { connectString, queue } = await chroot(main, 'fair-shares');
+      return fairShares(connectString, queue, sizes.fairBig, sizes.fairSmall);
+    })();
+    say(
+      `fair shares: ${fair.smallJobs}-job batch of B done in ${round(fair.smallBatchSeconds, 2)} s behind ${fair.bigBacklogAtSubmit} jobs of A (A's backlog took ${round(fair.bigDrainSeconds, 2)} s)`,
+    );
 
     const latency = await (async () => {
       const { connectString, queue } = await chroot(main, 'latency');
@@ -241,6 +282,14 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       ratio_engine_to_baseline: round(pick('jobsPerS') / baseline, 2),
       cli_help_ms: round(cli.helpMs),
       cli_help_ms_from_source: round(cli.helpMsSource),
+      engine_jobs_per_s_without_fair_shares: round(unfair),
+      ratio_jobs_per_s_fair_to_unfair: round(pick('jobsPerS') / unfair, 3),
+      fair_big_jobs: fair.bigJobs,
+      fair_big_backlog_at_submit: fair.bigBacklogAtSubmit,
+      fair_small_jobs: fair.smallJobs,
+      fair_small_batch_s: round(fair.smallBatchSeconds, 2),
+      fair_big_drain_s: round(fair.bigDrainSeconds, 2),
+      ratio_fair_small_to_big_drain: round(fair.ratioSmallToDrain, 3),
     };
     const result: BenchResult = { ...partial, targets: targetsOf(partial) };
     const dir = options.resultsDir ?? packagePath('bench', 'results');
@@ -275,6 +324,8 @@ export function formatBench(r: BenchResult): string {
     `  ${r.scale_pending_jobs} pending jobs: engine RSS ${r.rss_mb_100k_pending} MB, first acquire ${r.first_acquire_ms} ms (start-up ${r.engine_startup_ms} ms)`,
     `  baseline (seed 003 recipe, polling)     ${r.baseline_jobs_per_s} jobs/s; engine is ${r.ratio_engine_to_baseline} ×`,
     `  mrtq --help, new process              ${r.cli_help_ms} ms (from the sources ${r.cli_help_ms_from_source} ms)`,
+    `  engine without fair shares              ${r.engine_jobs_per_s_without_fair_shares} jobs/s (with them: ${r.ratio_jobs_per_s_fair_to_unfair} ×)`,
+    `  fair shares: ${r.fair_small_jobs} jobs of B behind ${r.fair_big_backlog_at_submit} of A    ${r.fair_small_batch_s} s (A's backlog: ${r.fair_big_drain_s} s; ratio ${r.ratio_fair_small_to_big_drain})`,
     '',
     '  targets:',
     ...Object.entries(r.targets).map(

@@ -8,6 +8,7 @@ import {
   type TimedEntry,
 } from './engine-run.js';
 import { listBatchJobs } from '../queue/batches/jobs.js';
+import type { EngineOptions } from '../engine/engine.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { persist } from './retry.js';
 
@@ -40,8 +41,9 @@ export async function engineThroughput(
   connectString: string,
   submitter: QueueContext,
   jobs: number,
+  options: EngineOptions = {},
 ): Promise<ThroughputResult> {
-  const bench = await startBenchEngine(connectString);
+  const bench = await startBenchEngine(connectString, options);
   try {
     const bid = await submitSimulated(submitter, jobs);
     await waitForBatch(submitter, bid, 600_000);

@@ -9,7 +9,9 @@ import { registerListing } from './commands/listing.js';
 import { registerMigrate } from './commands/migrate.js';
 import { registerSubmit } from './commands/submit.js';
 import { registerTree } from './commands/tree.js';
+import { registerPolicy } from './commands/policy.js';
 import { registerWatch } from './commands/watch.js';
+import { registerWindow } from './commands/window.js';
 import { registerZk } from './commands/zk.js';
 import type { CliContext } from './context.js';
 
@@ -90,6 +92,8 @@ export async function buildProgram(args: readonly string[], options: ProgramOpti
   registerWatch(program, ctx);
   registerDoctor(program, ctx);
   registerCleanup(program, ctx);
+  registerWindow(program, ctx);
+  registerPolicy(program, ctx);
   registerMigrate(program, ctx);
   registerBench(program, ctx);
   return program;

@@ -35,7 +35,9 @@ import type { QueueError } from '../queue/tree/errors.js';
 import { IncompleteJobs } from './incomplete-jobs.js';
 import { WaitingJobNodes } from './waiting-job-nodes.js';
 import { EMPTY_RETRY_POLICY, retryPolicySchema, type RetryPolicy } from './retry/policy.js';
-import { RETRY_POLICY } from '../queue/policies/store.js';
+import { RETRY_POLICY, SHARES_POLICY } from '../queue/policies/store.js';
+import { Shares, type ShareUse } from './shares/shares.js';
+import { DEFAULT_SHARES_POLICY, sharesPolicySchema } from './shares/policy.js';
 import { policy$ } from '../streams/policy.js';
 import { failIncompleteJob } from '../queue/jobs/incomplete.js';
 import { isZkError } from '../zk/index.js';
@@ -52,6 +54,11 @@ export interface EngineOptions {
   batchWork?: readonly BatchWork[];
   /** Items worked on at once, per state or batch work (default 4; the initial state 8). */
   limits?: Partial<Record<string, number>>;
+  /**
+   * Takes new jobs fairly across share keys (default true; src/engine/shares): false takes them in
+   * priority and id order alone (the benchmark measures what fairness costs).
+   */
+  fairShares?: boolean;
   /** Access queues this process consumes (default both, when access steps are given). */
   accessQueues?: readonly AccessQueue[];
   /** Safety-net sweep that re-reads every folder; 0 turns it off (default 60 s). */
@@ -138,6 +145,8 @@ export class Engine {
   private readonly incompleteJobs: IncompleteJobs;
   /** Jobs their step left waiting (provisioning), looked at again at once when a node they need is lost. */
   private waitingNodes: WaitingJobNodes | undefined;
+  /** Fair shares of the intake, when this engine serves the initial state. */
+  private shares: Shares | undefined;
   /** The retry policy in force (`/policies/retry`, watched). */
   private retryPolicy: RetryPolicy = EMPTY_RETRY_POLICY;
 
@@ -338,10 +347,13 @@ export class Engine {
         const to = (await runItem(deps, jobItem, acquired, signal))?.status;
         if (!lifecycle.isWorking(state)) {
           if (to !== undefined) this.intakeTarget = to;
+          if (to !== undefined && lifecycle.isWorking(to))
+            this.shares?.taken(acquired.job.jobId, acquired.job.configuration);
           return to === undefined ? undefined : 'moved';
         }
         // Space may have been freed when a job of this process finishes (others: the timer).
         if (to !== undefined && !lifecycle.isWorking(to) && to !== state) this.reevaluateWaiting();
+        if (to === undefined || !lifecycle.isWorking(to)) this.shares?.left(acquired.job.jobId);
         if (to === state) {
           this.waitingNodes?.watch(acquired.job.jobId, state);
           return 'defer';
@@ -352,11 +364,54 @@ export class Engine {
       unusable: this.unusableJobs,
     });
     this.consumers.set(state, consumer);
+    // The intake's reads are arranged fairly across share keys before they are offered.
+    const shares =
+      state === lifecycle.initial && this.options.fairShares !== false
+        ? this.startShares(deps, consumer)
+        : undefined;
     this.subscriptions.push(
-      jobWork$(deps.queue.zk, state, { demand: consumer.demand$ }).subscribe(({ refs, readAt }) =>
-        consumer.offer(refs, readAt),
+      jobWork$(deps.queue.zk, state, { demand: consumer.demand$, keep: shares?.keep }).subscribe(
+        (listing) => {
+          if (shares) shares.listed(listing);
+          else {
+            consumer.offer(listing.refs, listing.readAt);
+            if (lifecycle.isWorking(state)) this.shares?.working(state, listing.refs);
+          }
+        },
       ),
     );
+  }
+
+  /**
+   * Fair shares of the intake (src/engine/shares), under `/policies/shares` (watched). With a cap,
+   * the jobs at work are counted in every working state's folder, each read at every change (the
+   * consumers' own reads wait while they are full): a cost paid only once a cap is set.
+   */
+  private startShares(deps: EngineDeps, intake: Consumer<AcquiredJob>): Shares {
+    const { zk, lifecycle } = deps.queue;
+    const shares = new Shares(zk, (listing) => intake.offer(listing.refs, listing.readAt));
+    this.shares = shares;
+    let counting = false;
+    this.subscriptions.push(
+      policy$(zk, SHARES_POLICY, sharesPolicySchema, DEFAULT_SHARES_POLICY, (problem) =>
+        this.deps.log.warn({ path: SHARES_POLICY, problem }, 'shares policy unreadable; the defaults apply'),
+      ).subscribe(({ value }) => {
+        shares.setPolicy(value);
+        if (counting || !shares.capped) return;
+        // Read whatever the consumers want: a full consumer does not re-read its folder.
+        counting = true;
+        for (const state of lifecycle.workingStates)
+          this.subscriptions.push(
+            jobWork$(zk, state).subscribe((listing) => shares.working(state, listing.refs)),
+          );
+      }),
+    );
+    return shares;
+  }
+
+  /** Each share key's jobs waiting and at work, with its weight and cap (empty when this engine takes no new jobs). */
+  shareUse(): ShareUse[] {
+    return this.shares?.use() ?? [];
   }
 
   private startAccessConsumer(deps: EngineDeps, steps: AccessSteps, queue: AccessQueue): void {

@@ -24,6 +24,8 @@ import { registerUi } from './routes/ui.js';
 import { searchRoutes } from './routes/search.js';
 import { rollupRoutes } from './routes/rollups.js';
 import { metricsHistoryRoutes, registerUiVendor } from './routes/metrics-history.js';
+import { windowRoutes } from './routes/windows.js';
+import { policyRoutes } from './routes/policies.js';
 import { anyObject, errorBody } from './schemas.js';
 
 /** Version of the API the OpenAPI document describes. */
@@ -57,6 +59,8 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
     ...searchRoutes(ctx),
     ...rollupRoutes(ctx),
     ...metricsHistoryRoutes(ctx),
+    ...windowRoutes(ctx),
+    ...policyRoutes(ctx),
   ];
   routes.push(openApiRoute());
   return routes;

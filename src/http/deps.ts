@@ -10,8 +10,8 @@ import type { MetricsHistory } from '../telemetry/metrics-history.js';
 import type { EventFanout } from './events/fanout.js';
 import type { JsonSchema } from './schemas.js';
 
-/** What the API reads of an engine running in the same process (for metrics). */
-export type EngineView = Pick<Engine, 'served' | 'running'>;
+/** What the API reads of an engine running in the same process (metrics, fair shares in use). */
+export type EngineView = Pick<Engine, 'served' | 'running'> & Partial<Pick<Engine, 'shareUse'>>;
 
 /** What `createHttpApi` is given by the composition root. */
 export interface HttpApiDeps {
@@ -74,7 +74,7 @@ export interface RouteSchema {
 
 /** One route of the API: how it is served and how it is documented. */
 export interface RouteSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /** Fastify syntax (`/jobs/:jid/hold`); the OpenAPI path uses `{jid}`. */
   url: string;
   summary: string;

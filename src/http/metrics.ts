@@ -14,6 +14,8 @@ import {
   queueLockPath,
 } from '../queue/tree/paths.js';
 import { decodeBatchStatus } from '../queue/tree/wire.js';
+import { activeOccurrence } from '../queue/windows/schedule.js';
+import { listWindows } from '../queue/windows/store.js';
 import { isZkError, type SessionState } from '../zk/index.js';
 import type { EngineView } from './deps.js';
 import {
@@ -107,6 +109,14 @@ async function pausedQueues({ queue }: MetricsSource): Promise<Samples> {
   return QUEUE_NAMES.map((name, i) => ({ labels: { queue: name }, value: paused[i] ? 1 : 0 }));
 }
 
+/** Each readable maintenance window: 1 while an occurrence holds its target, else 0. */
+async function activeWindows({ queue }: MetricsSource): Promise<Samples> {
+  const now = queue.now();
+  return (await listWindows(queue)).flatMap(({ name, window }) =>
+    window ? [{ labels: { window: name }, value: activeOccurrence(window, now) ? 1 : 0 }] : [],
+  );
+}
+
 async function accessRequests({ queue }: MetricsSource): Promise<Samples> {
   const [small, large] = await Promise.all(
     ['small', 'large'].map((name) => childCount(queue, `${ACCESS}/${name}`)),
@@ -141,6 +151,12 @@ const GAUGES: readonly GaugeSpec[] = [
     name: 'mrtq_collections_held',
     help: 'Collections on hold (/locks/collections).',
     read: async ({ queue }) => [{ value: await childCount(queue, COLLECTION_LOCKS) }],
+  },
+  {
+    name: 'mrtq_window_active',
+    help: 'Whether a maintenance window holds its target now (1) or not (0), by window (/policies/windows).',
+    labelNames: ['window'],
+    read: activeWindows,
   },
   {
     name: 'mrtq_access_requests',

@@ -40,6 +40,8 @@ export interface JobWorkOptions {
    * that must see each state a job passes through (the transition feed) passes 0.
    */
   floorMs?: number;
+  /** Refs kept beyond the first ones (see readFirstRefs): the intake's fair shares. */
+  keep?: (name: string) => boolean;
 }
 
 /** One read of a job state folder: its first refs, and when ZooKeeper answered. */
@@ -54,10 +56,10 @@ export type JobListing = Pick<FirstRefsRead, 'refs' | 'readAt'>;
 export function jobWork$(
   zk: ZkClient,
   state: string,
-  { demand, floorMs = BUSY_FOLDER_SETTLE_MS }: JobWorkOptions = {},
+  { demand, floorMs = BUSY_FOLDER_SETTLE_MS, keep }: JobWorkOptions = {},
 ): Observable<JobListing> {
   const path = jobStateFolder(state);
-  const read = (watch: WatchCallback) => readFirstRefs(zk, path, candidatesPerRead, watch);
+  const read = (watch: WatchCallback) => readFirstRefs(zk, path, candidatesPerRead, watch, keep);
   const options = { demand, floorMs };
   const missing: FirstRefsRead = { refs: [], size: 0, readAt: 0 };
   return folder$(zk, path, read, missing, (found) => found.size, options);

@@ -37,7 +37,8 @@ export interface FirstRefsRead {
 
 /**
  * The first `countFor(size)` refs of a job state folder in acquisition order, and how many
- * children it holds (`size`). The names are walked a slice per event-loop turn and only that many
+ * children it holds (`size`); with `keep`, also up to as many more refs beyond them that `keep`
+ * asks for (fair shares: jobs of a small collection behind a big one's backlog). The names are walked a slice per event-loop turn and only that many
  * are kept: a backlog of a million is a 20 MB reply, which decoded at once blocks the loop for
  * 200–450 ms (measured).
  * Rejects with NO_NODE when the folder is missing; `watch` as for `getChildren`.
@@ -47,12 +48,18 @@ export async function readFirstRefs(
   path: string,
   countFor: (size: number) => number,
   watch?: WatchCallback,
+  keep?: (name: string) => boolean,
 ): Promise<FirstRefsRead> {
   const names = await zk.getChildNames(path, watch);
   const readAt = performance.now();
   const count = countFor(names.count);
   if (names.count <= count) return { refs: sortRefs(await names.toArray()), size: names.count, readAt };
   const first = new FirstRefs(count);
-  await names.each((name) => first.offer(name));
-  return { refs: first.take(), size: names.count, readAt };
+  const kept: string[] = [];
+  await names.each((name) => {
+    first.offer(name);
+    if (keep !== undefined && kept.length < count && keep(name)) kept.push(name);
+  });
+  if (kept.length === 0) return { refs: first.take(), size: names.count, readAt };
+  return { refs: sortRefs([...new Set([...first.take(), ...kept])]), size: names.count, readAt };
 }

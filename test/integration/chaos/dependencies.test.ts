@@ -8,6 +8,8 @@ import { listBatchJobs } from '../../../src/queue/batches/jobs.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { loadJob, type JobRecord } from '../../../src/queue/jobs/load.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
+import { RETRY_POLICY, writePolicy } from '../../../src/queue/policies/store.js';
+import { retryPolicySchema } from '../../../src/engine/retry/policy.js';
 import { serializeCheckm } from '../../../src/steps/formats/checkm.js';
 import { EngineCluster } from '../../support/chaos/cluster.js';
 import {
@@ -53,6 +55,11 @@ describe('chaos 4, dependencies: downloads that stall, time out or fail, and a c
   beforeAll(async () => {
     ctx = queueContext(await chroot.connect());
     await ensureQueueTree(ctx.zk);
+    // The engine's own retry of a transient failure (issue 34), kept short here: a server that
+    // never recovers fails its job after two attempts of the step, each with the step's budget.
+    await writePolicy(ctx, RETRY_POLICY, retryPolicySchema, {
+      default: { attempts: 2, first_delay: '500ms', jitter: 0 },
+    });
     dir = mkdtempSync(join(tmpdir(), 'chaos-deps-'));
     for (const sub of ['data', 'work', 'profiles', 'deposits']) mkdirSync(join(dir, sub));
     http = await startHttpFixture();

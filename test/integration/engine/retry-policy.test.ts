@@ -16,6 +16,7 @@ import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
+import { runCli } from '../../support/run-cli.js';
 
 // Issue 34, item 1: a transient failure is tried again by the engine itself, with backoff; the
 // wait lives in ZooKeeper, so another engine and a restart honour it; a permanent failure, or the
@@ -143,6 +144,19 @@ describe('retry policies', () => {
     expect(ledger.some((e) => e.item === jid)).toBe(false);
     const still = await loadJob(ctx, jid);
     expect(still).toMatchObject({ status: 'downloading', statusVersion: waiting!.statusVersion });
+
+    // The CLI lists it with when and why, and prints the policy in force.
+    const mrtq = (...args: string[]) => runCli([...args, '--zk', chroot.connectString()]);
+    const listed = await mrtq('retries');
+    expect(listed.stdout).toContain(
+      `${jid} downloading next attempt ${record.next_attempt} (1 of 5, transient SIMULATED_TRANSIENT)`,
+    );
+    expect(JSON.parse((await mrtq('policy', 'retry')).stdout)).toMatchObject({
+      default: { first_delay: 3_600_000 },
+    });
+    const refused = await mrtq('policy', 'retry', '--set', '{"default":{"jitter":2}}');
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('default.jitter');
 
     // The API shows the wait (when and why) and offers the retry now; the operator's retry now,
     // from another session, makes the engine that passed it by run it at once.

@@ -270,7 +270,7 @@ describe('the API end to end: a real listening server and a real engine (simulat
           'GET /jobs',
           'GET /jobs/{jid}',
         ],
-        ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete', 'fail']),
+        ...actions('/jobs/{jid}', ['hold', 'release', 'requeue', 'delete', 'fail', 'retry']),
         // Bulk actions and search (issue 21).
         ...['POST /jobs/bulk/{action}', 'GET /search'],
         // Rollups per collection and profile, and the live charts' history (issue 21).
@@ -278,6 +278,12 @@ describe('the API end to end: a real listening server and a real engine (simulat
         ...actions('/batches/{bid}', ['hold', 'release', 'update-report', 'delete']),
         ...actions('/queues/{queue}', ['pause', 'resume']),
         ...actions('/collections/{mnemonic}', ['hold', 'release']),
+        // Maintenance windows (issue 34).
+        ...['GET /windows', 'GET /windows/{name}', 'PUT /windows/{name}', 'DELETE /windows/{name}'],
+        'POST /windows/{name}/skip',
+        // Retry policies and fair shares (issue 34).
+        ...['GET /retries', 'GET /policies/retry', 'PUT /policies/retry'],
+        ...['GET /policies/shares', 'PUT /policies/shares', 'POST /policies/shares/{key}'],
         ...['GET /access', 'GET /access/{queue}/{qid}', 'POST /access/cleanup'],
         ...actions('/access/{queue}/{qid}', ['requeue', 'delete']),
         // What the dashboard (/ui) reads besides the items.
