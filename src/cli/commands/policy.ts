@@ -17,12 +17,6 @@ async function policyOf(kind: Kind) {
   return { store, path: kind === 'retry' ? store.RETRY_POLICY : store.SHARES_POLICY, schema, fallback: {} };
 }
 
-async function sharesOf() {
-  const store = await import('../../queue/policies/store.js');
-  const { sharesPolicySchema, DEFAULT_SHARES_POLICY } = await import('../../engine/shares/policy.js');
-  return { store, path: store.SHARES_POLICY, schema: sharesPolicySchema, fallback: DEFAULT_SHARES_POLICY };
-}
-
 function kindOf(value: string): Kind {
   if (!(KINDS as readonly string[]).includes(value))
     throw new CliError(`unknown policy "${value}" (policies: ${KINDS.join(', ')})`, ExitCode.usage);
@@ -87,19 +81,9 @@ export function registerPolicy(program: Command, ctx: CliContext): void {
     .action(async (key: string, flags: { weight?: number; cap?: string }) => {
       if (flags.weight === undefined && flags.cap === undefined)
         throw new CliError('give --weight, --cap or both', ExitCode.usage);
-      const { store, path, schema, fallback } = await sharesOf();
       const cap = flags.cap === undefined ? undefined : flags.cap === 'none' ? null : Number(flags.cap);
-      const stored = await withQueue(ctx, async (q) => {
-        const current = await store.readPolicy(q, path, schema, fallback);
-        const weights = {
-          ...current.value.weights,
-          ...(flags.weight !== undefined ? { [key]: flags.weight } : {}),
-        };
-        const caps = { ...current.value.caps };
-        if (cap === null) delete caps[key];
-        else if (cap !== undefined) caps[key] = cap;
-        return store.writePolicy(q, path, schema, { ...current.value, weights, caps }, current.version);
-      });
+      const { changeShare } = await import('../../admin/shares.js');
+      const stored = await withQueue(ctx, (q) => changeShare(q, key, { weight: flags.weight, cap }));
       ctx.stdout.write(`${JSON.stringify(stored.value, null, 2)}\n`);
     });
 }

@@ -1,5 +1,7 @@
 import { DEFAULT_RETRY_RULE, retryPolicySchema } from '../../engine/retry/policy.js';
-import { DEFAULT_SHARES_POLICY, sharesPolicySchema, type SharesPolicy } from '../../engine/shares/policy.js';
+import type { z } from 'zod';
+import { DEFAULT_SHARES_POLICY, sharesPolicySchema } from '../../engine/shares/policy.js';
+import { changeShare, type ShareChange } from '../../admin/shares.js';
 import { readPolicy, RETRY_POLICY, SHARES_POLICY, writePolicy } from '../../queue/policies/store.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import { listRetryWaits } from '../../views/retries/retries.js';
@@ -39,22 +41,31 @@ const keyParam: JsonSchema = {
   properties: { key: { type: 'string', minLength: 1, maxLength: 200 } },
 };
 
-/** A policy with one key's weight and cap changed (a cap of null removes the key's own cap). */
-function withShare(
-  policy: SharesPolicy,
-  key: string,
-  change: { weight?: number; cap?: number | null },
-): SharesPolicy {
-  const weights = { ...policy.weights };
-  const caps = { ...policy.caps };
-  if (change.weight !== undefined) weights[key] = change.weight;
-  if (change.cap === null) delete caps[key];
-  else if (change.cap !== undefined) caps[key] = change.cap;
-  return { ...policy, weights, caps };
+/** `PUT <url>`: replaces a policy, checked by its schema (400 naming the field), over `version` if given. */
+function replaceRoute(
+  ctx: ApiContext,
+  url: string,
+  path: string,
+  schema: z.ZodType<object>,
+  what: string,
+): RouteSpec {
+  return {
+    method: 'PUT',
+    url,
+    tag: 'operators',
+    summary: `Replace the ${what} (every engine applies it at once)`,
+    mutating: true,
+    action: `set ${what}`,
+    schema: { body: policyBody, response: { 200: anyObject } },
+    handler: async (request) => {
+      const { policy, version } = request.body as { policy: unknown; version?: number };
+      request.log.info({ action: `set ${what}`, policy }, 'operator action');
+      return writePolicy(ctx.queue, path, schema, policy, version);
+    },
+  };
 }
 
 export function policyRoutes(ctx: ApiContext): RouteSpec[] {
-  const body = (request: { body: unknown }) => request.body as { policy: unknown; version?: number };
   return [
     {
       method: 'GET',
@@ -76,20 +87,7 @@ export function policyRoutes(ctx: ApiContext): RouteSpec[] {
         defaults: DEFAULT_RETRY_RULE,
       }),
     },
-    {
-      method: 'PUT',
-      url: '/policies/retry',
-      tag: 'operators',
-      summary: 'Replace the retry policy (every engine applies it at once)',
-      mutating: true,
-      action: 'set retry policy',
-      schema: { body: policyBody, response: { 200: anyObject } },
-      handler: async (request) => {
-        const { policy, version } = body(request);
-        request.log.info({ action: 'set retry policy', policy }, 'operator action');
-        return writePolicy(ctx.queue, RETRY_POLICY, retryPolicySchema, policy, version);
-      },
-    },
+    replaceRoute(ctx, '/policies/retry', RETRY_POLICY, retryPolicySchema, 'retry policy'),
     {
       method: 'GET',
       url: '/policies/shares',
@@ -102,20 +100,7 @@ export function policyRoutes(ctx: ApiContext): RouteSpec[] {
         use: ctx.engine?.shareUse?.() ?? [],
       }),
     },
-    {
-      method: 'PUT',
-      url: '/policies/shares',
-      tag: 'operators',
-      summary: 'Replace the fair shares policy (every engine applies it at once)',
-      mutating: true,
-      action: 'set shares policy',
-      schema: { body: policyBody, response: { 200: anyObject } },
-      handler: async (request) => {
-        const { policy, version } = body(request);
-        request.log.info({ action: 'set shares policy', policy }, 'operator action');
-        return writePolicy(ctx.queue, SHARES_POLICY, sharesPolicySchema, policy, version);
-      },
-    },
+    replaceRoute(ctx, '/policies/shares', SHARES_POLICY, sharesPolicySchema, 'shares policy'),
     {
       method: 'POST',
       url: '/policies/shares/:key',
@@ -126,17 +111,9 @@ export function policyRoutes(ctx: ApiContext): RouteSpec[] {
       schema: { params: keyParam, body: shareBody, response: { 200: anyObject } },
       handler: async (request) => {
         const { key } = request.params as { key: string };
-        const change = (request.body ?? {}) as { weight?: number; cap?: number | null };
+        const change = (request.body ?? {}) as ShareChange;
         request.log.info({ action: 'change share', key, ...change }, 'operator action');
-        // Read, change, write over the version read: a concurrent change is a 409, not lost.
-        const stored = await readPolicy(ctx.queue, SHARES_POLICY, sharesPolicySchema, DEFAULT_SHARES_POLICY);
-        return writePolicy(
-          ctx.queue,
-          SHARES_POLICY,
-          sharesPolicySchema,
-          withShare(stored.value, key, change),
-          stored.version,
-        );
+        return changeShare(ctx.queue, key, change);
       },
     },
   ];
