@@ -61,8 +61,9 @@ export interface EngineDeps {
   /** The gate that runs a suspect job's step alone in this process (see StepIsolation). */
   isolation?: StepIsolation;
   /**
-   * Whether this process's event loop stalled since `at` (performance.now()); undefined when
-   * nothing watches it. A lost session is put down to ZooKeeper only when it did not.
+   * Whether this process's event loop stalled since `at` (performance.now()) long enough to have
+   * cost its session (a third of the session timeout); undefined when nothing watches it. A lost
+   * session is put down to ZooKeeper only when it did not.
    */
   stalledSince?(at: number): boolean;
   /** Resolves when a step holding `lock` may start (see StallGuard); rejects with StepAbortedError when not. */

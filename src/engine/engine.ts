@@ -201,7 +201,9 @@ export class Engine {
       heldCollections: () => this.holds,
       handOver: (state, refName) => this.handOver(state, refName),
       beforeStep: (lock) => this.stallGuard?.beforeStep(lock) ?? Promise.resolve(),
-      stalledSince: (at) => this.stallGuard?.stalledSince(at) ?? true,
+      // A stall shorter than a third of the session timeout cannot have cost the session (the
+      // server hears nothing for a whole timeout before it ends one; pings go every third).
+      stalledSince: (at) => this.stallGuard?.stalledSince(at, zk.sessionTimeoutMs / 3) ?? true,
       isolation: this.isolation,
       lookAgain: (state, jid, ms) => this.consumers.get(state)?.lookAgain(jid, ms),
       retryPolicy: () => this.retryPolicy,

@@ -15,6 +15,14 @@ export interface StallGuardTiming {
 
 const DEFAULT_TIMING: StallGuardTiming = { stallMs: 1000, afterStallMs: 5000 };
 const TICK_MS = 100;
+/** Stalls remembered for `stalledSince` (the oldest are forgotten first). */
+const STALLS_KEPT = 64;
+
+/** A stall the tick noticed: when the loop turned again (performance.now()) and how long it had not. */
+interface Stall {
+  endedAt: number;
+  ms: number;
+}
 
 /**
  * Guards step starts against a stalled process. A process frozen (SIGSTOP, a VM pause) after
@@ -30,6 +38,7 @@ const TICK_MS = 100;
 export class StallGuard {
   private lastTick = performance.now();
   private lastStall = -Infinity;
+  private readonly stalls: Stall[] = [];
   private readonly timer: NodeJS.Timeout;
 
   constructor(
@@ -42,7 +51,12 @@ export class StallGuard {
 
   private tick(): void {
     const now = performance.now();
-    if (now - this.lastTick >= this.timing.stallMs) this.lastStall = now;
+    const gap = now - this.lastTick;
+    if (gap >= this.timing.stallMs) {
+      this.lastStall = now;
+      this.stalls.push({ endedAt: now, ms: gap });
+      if (this.stalls.length > STALLS_KEPT) this.stalls.shift();
+    }
     this.lastTick = now;
   }
 
@@ -52,9 +66,16 @@ export class StallGuard {
     return now - this.lastTick >= this.timing.stallMs || now - this.lastStall < this.timing.afterStallMs;
   }
 
-  /** True when the loop stalled (or is stalled now) since `at` (performance.now()). */
-  stalledSince(at: number): boolean {
-    return this.lastStall >= at || performance.now() - this.lastTick >= this.timing.stallMs;
+  /**
+   * True when the loop stalled (or is stalled now) since `at` (performance.now()) for `minMs` or
+   * more at a time (by default any stall). A stall much shorter than a session timeout cannot have
+   * cost the session: a busy machine's second of garbage collection is not a step that froze it.
+   */
+  stalledSince(at: number, minMs = this.timing.stallMs): boolean {
+    const now = performance.now();
+    if (now - this.lastTick >= Math.max(minMs, this.timing.stallMs)) return true;
+    if (this.stalls.length === STALLS_KEPT && this.stalls[0]!.endedAt >= at) return true;
+    return this.stalls.some((stall) => stall.endedAt >= at && stall.ms >= minMs);
   }
 
   /** Resolves when the step may start; StepAbortedError when the lock is no longer this session's. */

@@ -52,7 +52,8 @@ export function markOnRelease(deps: EngineDeps, lock: HeldLock, jid: string, att
 /**
  * After the session of a step's lock was replaced while the step was handed back: the attempt is
  * marked as ended by ZooKeeper's absence (a server restart, a partition) when this process
- * turned its event loop all along (no stall since the attempt began) and nobody took the job
+ * turned its event loop all along (no stall long enough to cost a session since the attempt
+ * began: a busy machine's second of garbage collection is not one) and nobody took the job
  * since (its last attempt is still this one: the write checks the node's version). A process
  * that stalled (a step hogging the CPU, a frozen VM) leaves it unmarked: counted, as a step that
  * took its session down may be the cause.
@@ -90,7 +91,7 @@ export function beforeJobStep(deps: EngineDeps, acquired: AcquiredJob): BeforeSt
   // (the job descriptor's `committed`, items/job.ts), so there is nothing left to record.
   if (acquired.attempt !== undefined && job.attempts)
     return { run: true, suspect: false, record: () => Promise.resolve(acquired) };
-  const interrupted = interruptedAttempts(job.attempts, job);
+  const interrupted = interruptedAttempts(job.attempts, job, acquired.lock.sessionId);
   deps.metrics?.attemptsInterrupted(job.status, interrupted.length);
   const limit = deps.poisonAttempts ?? DEFAULT_POISON_ATTEMPTS;
   const failure = deps.queue.lifecycle.failureEvent(job.status);

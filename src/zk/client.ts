@@ -83,6 +83,11 @@ export class ZkClient {
     return this.session.sessionId;
   }
 
+  /** The session timeout in force (negotiated by the server), in milliseconds. */
+  get sessionTimeoutMs(): number {
+    return this.session.timeoutMs;
+  }
+
   /** True while requests are being answered (not disconnected, suspended, expired or closed). */
   get isConnected(): boolean {
     return this.session.state === 'connected';

@@ -83,6 +83,11 @@ export class Session {
     return this.closed;
   }
 
+  /** The session timeout the server negotiated (the one asked for until a session is made). */
+  get timeoutMs(): number {
+    return this.hadSession ? this.client.getSessionTimeout() : this.settings.library.sessionTimeoutMs;
+  }
+
   /** Starts connecting the first client without waiting: the library tries until a session is made. */
   start(): void {
     this.watchdog.start(this.timingNow);

@@ -1,4 +1,5 @@
 import type { Op } from '../../zk/index.js';
+import { normaliseSessionId } from '../../zk/session-id.js';
 import { jobChild } from '../tree/paths.js';
 
 /**
@@ -79,14 +80,36 @@ function sameStep(attempts: JobAttempts | undefined, job: JobAt): attempts is Jo
   return attempts?.state === job.status && attempts.statusVersion === job.statusVersion;
 }
 
-/** Attempts at the job's current step that ended with their process or session (no commit, no `ended`). */
-export function interruptedAttempts(attempts: JobAttempts | undefined, job: JobAt): StepAttempt[] {
-  return sameStep(attempts, job) ? attempts.attempts.filter((a) => a.ended === undefined) : [];
+const sameSession = (a: string, b: string): boolean => normaliseSessionId(a) === normaliseSessionId(b);
+
+/**
+ * Attempts at the job's current step that ended with their process or session (no commit, no
+ * `ended`). Those of `liveSession` (the session now taking the job) are not: a session still
+ * alive, in a process still running, handed its attempt back, only its mark was not written
+ * (ZooKeeper away when the lock was let go: a restart under load left 3 such and failed a job).
+ */
+export function interruptedAttempts(
+  attempts: JobAttempts | undefined,
+  job: JobAt,
+  liveSession?: string,
+): StepAttempt[] {
+  if (!sameStep(attempts, job)) return [];
+  return attempts.attempts.filter(
+    (a) => a.ended === undefined && (liveSession === undefined || !sameSession(a.session, liveSession)),
+  );
 }
 
-/** The attempts at the job's current step after one more starts: earlier ones of the same step kept. */
+/**
+ * The attempts at the job's current step after one more starts: earlier ones of the same step
+ * kept, and those of the new attempt's own session left unmarked marked now (see
+ * interruptedAttempts: that session is alive, so they were handed back).
+ */
 export function withAttempt(before: JobAttempts | undefined, job: JobAt, attempt: StepAttempt): JobAttempts {
-  const earlier = sameStep(before, job) ? before.attempts : [];
+  const earlier = (sameStep(before, job) ? before.attempts : []).map((a) =>
+    a.ended === undefined && sameSession(a.session, attempt.session)
+      ? { ...a, ended: `handed back (seen at ${attempt.started})` }
+      : a,
+  );
   return { state: job.status, statusVersion: job.statusVersion, attempts: [...earlier, attempt] };
 }
 

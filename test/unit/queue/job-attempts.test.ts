@@ -9,9 +9,10 @@ import {
   type StepAttempt,
 } from '../../../src/queue/jobs/attempts.js';
 
-const attempt = (engine: string): StepAttempt => ({
+/** An attempt by `engine` in a session of its own (or `session`). */
+const attempt = (engine: string, session = `5e${engine.slice(1)}`): StepAttempt => ({
   engine,
-  session: 'abc',
+  session,
   started: '2026-11-28T08:00:00Z',
 });
 const at = { status: 'storing', statusVersion: 5 };
@@ -23,6 +24,17 @@ describe('step attempts', () => {
     attempts = withAttempt(attempts, at, attempt('e3'));
     expect(interruptedAttempts(attempts, at).map((a) => a.engine)).toEqual(['e2', 'e3']);
     expect(attempts.attempts[0]!.ended).toBe('handed back at now');
+  });
+
+  it('never count an attempt of the session now taking the job: alive, it handed the attempt back', () => {
+    // ZooKeeper away when the lock was let go: the mark was not written, the session lived on.
+    let attempts = withAttempt(undefined, at, attempt('e1', '0x10003777a300001'));
+    expect(interruptedAttempts(attempts, at, '10003777a300001')).toEqual([]);
+    expect(interruptedAttempts(attempts, at, '20003777a300002').map((a) => a.engine)).toEqual(['e1']);
+    // Taken again by the same session: the earlier attempt is marked, never counted by another.
+    attempts = withAttempt(attempts, at, attempt('e1', '10003777a300001'));
+    expect(attempts.attempts[0]!.ended).toMatch(/^handed back/);
+    expect(interruptedAttempts(attempts, at, '20003777a300002')).toHaveLength(1); // the last one only
   });
 
   it('never count attempts of another state or of an earlier version of the status (a requeue, a commit)', () => {
@@ -57,7 +69,7 @@ describe('step attempts', () => {
   it('name the step, each engine and what to do in the poison message', () => {
     const message = poisonMessage('storing', [attempt('e1'), attempt('e2'), attempt('e3')], 3);
     expect(message).toMatch(/^poison: the storing step of this job was started 3 times/);
-    expect(message).toContain('engine e2 (session abc) at 2026-11-28T08:00:00Z');
+    expect(message).toContain('engine e2 (session 5e2) at 2026-11-28T08:00:00Z');
     expect(message).toContain('then requeue the job');
   });
 });
