@@ -134,6 +134,8 @@ describe('engine processes sharing one ZooKeeper', () => {
 
   it('a session that expires mid-step cannot commit; the job is finished by another process', async () => {
     const ledger = join(dir, 'freeze.jsonl');
+    // Frozen in the job's first step: the steps before a later one would cost 5 s each.
+    const FROZEN_IN = 'estimating';
     // Steps long enough for the freeze to land inside one on a slow machine; a session that expires while
     // the process is frozen.
     const frozen = await engine(ledger, ['--step-delay', '5000', '--limit', '1'], {
@@ -148,7 +150,7 @@ describe('engine processes sharing one ZooKeeper', () => {
     const started = await eventually(
       () =>
         readLedger(ledger).find(
-          (e) => e.kind === 'start' && e.item.startsWith('jid') && e.state === 'processing',
+          (e) => e.kind === 'start' && e.item.startsWith('jid') && e.state === FROZEN_IN,
         ),
       (e) => e !== undefined,
       30_000,
@@ -167,13 +169,13 @@ describe('engine processes sharing one ZooKeeper', () => {
     await eventually(
       () =>
         readLedger(ledger).filter(
-          (e) => e.pid === frozen.pid && e.item === started!.item && e.state === 'processing',
+          (e) => e.pid === frozen.pid && e.item === started!.item && e.state === FROZEN_IN,
         ),
       (entries) => entries.some((e) => e.kind === 'discard'),
       15_000,
       100,
     );
-    const forStep = readLedger(ledger).filter((e) => e.item === started!.item && e.state === 'processing');
+    const forStep = readLedger(ledger).filter((e) => e.item === started!.item && e.state === FROZEN_IN);
     expect(forStep.filter((e) => e.kind === 'commit').map((e) => e.pid)).toEqual([other.pid]);
     expect(forStep.filter((e) => e.pid === frozen.pid).map((e) => e.kind)).toEqual(['start', 'discard']);
     // The batch is reported after its last job; on a slow machine that may come after the discard.
