@@ -20,18 +20,28 @@ const LAYERS = [
     'endpoint-file': ['src/endpoint-file.ts'],
     'package-root': ['src/package-root.ts'],
     'serve-flags': ['src/serve-flags.ts'],
+    // Append-only JSON-lines files (audit log, histories): node's fs and sonic-boom only.
+    journal: ['src/journal/**'],
   },
   // The one reader of process.env and config files, and the settings' types: it imports leaves only.
   { config: ['src/config/**'] },
+  // Who acts and with what role: credentials, and the role each action needs.
+  { auth: ['src/auth/**'] },
   { zk: ['src/zk/**'] },
   { queue: ['src/queue/**'] },
+  // The audit log of operator actions: written by the API, the CLI and the admin operations.
+  { audit: ['src/audit/**'] },
   { streams: ['src/streams/**'] },
   { steps: ['src/steps/**'] },
   { engine: ['src/engine/**'] },
+  // Each job's and batch's history, written from the engine's ledger; read by the API and CLI.
+  { history: ['src/history/**'] },
   // What operators read and do, above the engine: the engine and the steps never import them.
   { doctor: ['src/doctor/**'] },
   { views: ['src/views/**'] },
   { admin: ['src/admin/**'] },
+  // Rules over the queue's state (a queue that stopped, an old batch…), for /metrics and the dashboard.
+  { alerts: ['src/alerts/**'] },
   { http: ['src/http/**'] },
   // Composition roots: they wire concrete instances.
   {

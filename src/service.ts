@@ -18,7 +18,8 @@ import {
   type DeploymentStates,
 } from '../machines/deployment.js';
 import { ACCESS_QUEUES, BATCH_WORK, Engine, type EngineOptions } from './engine/engine.js';
-import { countingLedger, fileLedger, noLedger, type Ledger } from './engine/ledger.js';
+import { countingLedger, fileLedger, noLedger, teeLedger, type Ledger } from './engine/ledger.js';
+import { openRecords } from './history/records.js';
 import { startChildListWatch } from './engine/child-list-watch.js';
 import { startCleanupSchedule } from './admin/cleanup-schedule.js';
 import { releaseHeldItems } from './admin/collections.js';
@@ -28,6 +29,7 @@ import { MetricsHistory, recordInto, startSampling, type Sampling } from './tele
 import { jobDepths } from './http/metrics.js';
 import type { AccessSteps, BatchSteps, JobStep, JobStepSet } from './steps/contracts.js';
 import { startInspector, type RunningInspector } from './inspect/index.js';
+import { AlertMonitor } from './alerts/monitor.js';
 import { startHttpApi, type HttpApiDeps, type RunningHttpApi } from './http/index.js';
 import { createIngestSteps } from './steps/ingest.js';
 import { loadProfiles, type ProfileStore } from './steps/formats/profiles/profiles.js';
@@ -68,6 +70,8 @@ export interface ServiceOptions extends StartUpOptions {
   metricsSampleMs?: number;
   /** How often the child lists Merritt's readers take are sized (default 60 s; 0: never). */
   childListCheckMs?: number;
+  /** How often the alert rules are evaluated with the HTTP API (default 30 s; 0: never). */
+  alertsIntervalMs?: number;
 }
 
 /** A running service: stop() drains the engine and closes the session. */
@@ -171,9 +175,14 @@ export async function startService(config: Config, options: ServiceOptions, log:
     if (steps.close) closing.add(steps.close);
     const ledgerFile = options.ledgerFile ? fileLedger(options.ledgerFile) : undefined;
     if (ledgerFile) closing.add(() => Promise.resolve(ledgerFile.close()));
+    // The id it registers under /engines: an operator finds the engine a job's attempts name.
+    const id = engineId(hostname(), process.pid);
+    const records = openRecords(config.records, id, log.child({ component: 'records' }));
+    closing.add(() => records.close());
     const served = { ...options, jobStates: deployment.served, accessQueues: access.served };
     const engine = createEngine(queue, steps, served, {
-      ledger: ledgerFile,
+      engineId: id,
+      ledger: ledgerFile ? teeLedger(ledgerFile, records.ledger) : records.ledger,
       metrics,
       log,
       inspector,
@@ -181,12 +190,16 @@ export async function startService(config: Config, options: ServiceOptions, log:
       poisonAttempts: config.poisonAttempts,
     });
     let running = false;
+    const alerts = alertMonitor(queue, options, log);
     const api = await serveHttp(config, options, {
       queue,
       profiles: steps.profiles,
       engine,
       metrics,
       metricsHistory: history.history,
+      alerts,
+      audit: records.audit,
+      history: records.history,
       ready: () => running && zk.isConnected,
       log,
       deployment: { mode: deployment.deployment, leftToMerritt: deployment.leftToMerritt },
@@ -201,6 +214,8 @@ export async function startService(config: Config, options: ServiceOptions, log:
       closing,
     );
     running = true;
+    alerts?.start();
+    if (alerts) closing.add(() => alerts.stop());
     // Automatic retention (docs/engine.md): one engine of many cleans at a time.
     const cleaner = startCleanupSchedule(
       { queue, metrics, log },
@@ -225,6 +240,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
       inspector,
       async stop(graceMs = 10_000) {
         running = false;
+        await alerts?.stop();
         await api?.close();
         await windows.stop();
         await engine.stop(graceMs);
@@ -232,6 +248,7 @@ export async function startService(config: Config, options: ServiceOptions, log:
         await childLists.stop();
         await history.sampling.stop();
         ledgerFile?.close();
+        await records.close();
         await registration.close();
         await steps.close?.();
         session.unsubscribe();
@@ -265,6 +282,25 @@ function sampleHistory(
   return { history, sampling };
 }
 
+/** What the start-up log says of the API's credentials (their sources, never a secret). */
+function authSummary(config: Config): string {
+  const sources = [
+    ...(config.credentialsFile !== undefined ? [`credentials file ${config.credentialsFile}`] : []),
+    ...(config.apiToken !== undefined ? ['MRTQ_API_TOKEN (admin)'] : []),
+    ...(config.basicAuthFile !== undefined ? [`basic users ${config.basicAuthFile}`] : []),
+  ];
+  return sources.length > 0 ? sources.join(', ') : 'read-only (no MRTQ_CREDENTIALS or MRTQ_API_TOKEN)';
+}
+
+/**
+ * The alert rules' evaluation (docs/engine.md, "Alerts"), in each process that serves the HTTP
+ * API: `GET /alerts`, the dashboard and `/metrics` show it.
+ */
+function alertMonitor(queue: QueueContext, options: ServiceOptions, log: Logger): AlertMonitor | undefined {
+  if (options.httpPort === false || options.alertsIntervalMs === 0) return undefined;
+  return new AlertMonitor({ queue, log, intervalMs: options.alertsIntervalMs });
+}
+
 /** The HTTP API, unless the options say none; it listens before start-up needs ZooKeeper. */
 async function serveHttp(
   config: Config,
@@ -276,6 +312,9 @@ async function serveHttp(
     | 'engine'
     | 'metrics'
     | 'metricsHistory'
+    | 'alerts'
+    | 'audit'
+    | 'history'
     | 'ready'
     | 'log'
     | 'deployment'
@@ -288,6 +327,7 @@ async function serveHttp(
       ...deps,
       token: config.apiToken,
       basicAuthFile: config.basicAuthFile,
+      credentialsFile: config.credentialsFile,
       uploadMaxBytes: config.uploadMaxBytes,
       uploadDir: uploadDirOf(config),
       jaegerUrl: config.jaegerUrl,
@@ -295,10 +335,7 @@ async function serveHttp(
     },
     { host: config.httpHost, port: options.httpPort ?? config.httpPort },
   );
-  deps.log.info(
-    { url: api.url, auth: config.apiToken ? 'bearer token' : 'read-only (no MRTQ_API_TOKEN)' },
-    'HTTP API',
-  );
+  deps.log.info({ url: api.url, auth: authSummary(config) }, 'HTTP API');
   return api;
 }
 
@@ -307,6 +344,7 @@ function createEngine(
   steps: ServiceSteps,
   options: ServiceOptions,
   parts: {
+    engineId: string;
     ledger: Ledger | undefined;
     metrics: EngineMetrics;
     log: Logger;
@@ -325,8 +363,7 @@ function createEngine(
       metrics: parts.metrics,
       log: parts.log.child({ component: 'engine' }),
       inspect: parts.inspector?.inspect,
-      // The id it registers under /engines: an operator finds the engine a job's attempts name.
-      engineId: engineId(hostname(), process.pid),
+      engineId: parts.engineId,
       ...(parts.poisonAttempts !== undefined ? { poisonAttempts: parts.poisonAttempts } : {}),
     },
     {

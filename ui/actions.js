@@ -12,14 +12,43 @@ export function clearNotice() {
   document.getElementById('notice').replaceChildren();
 }
 
-/** Asks in the page's <dialog>; resolves true when the operator confirms. Cancel has the focus. */
-export function confirmAction(title, text, confirmLabel) {
+/**
+ * Asks in the page's <dialog>; resolves `{ reason }` when the operator confirms (the reason typed,
+ * if any), undefined when not. Cancel has the focus. `reason: 'required'` (a delete, a fail: the
+ * API refuses them without one) keeps Confirm disabled until a reason is typed.
+ */
+export function confirmAction(title, text, confirmLabel, { reason = 'optional' } = {}) {
   const dialog = document.getElementById('confirm');
+  const field = document.getElementById('confirm-reason-field');
+  const input = document.getElementById('confirm-reason');
+  const ok = document.getElementById('confirm-ok');
   document.getElementById('confirm-title').textContent = title;
   document.getElementById('confirm-text').textContent = text;
-  document.getElementById('confirm-ok').textContent = confirmLabel;
+  ok.textContent = confirmLabel;
+  field.hidden = false;
+  input.value = '';
+  input.required = reason === 'required';
+  const check = () => (ok.disabled = input.required && input.value.trim() === '');
+  // Enter in the reason confirms (the form's first button, the default, is Cancel).
+  const enter = (event) => {
+    if (event.key !== 'Enter') return;
+    event.preventDefault();
+    if (!ok.disabled) dialog.close('ok');
+  };
+  input.addEventListener('input', check);
+  input.addEventListener('keydown', enter);
+  check();
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.addEventListener(
+      'close',
+      () => {
+        input.removeEventListener('input', check);
+        input.removeEventListener('keydown', enter);
+        const typed = input.value.trim();
+        resolve(dialog.returnValue === 'ok' ? { reason: typed === '' ? undefined : typed } : undefined);
+      },
+      { once: true },
+    );
     dialog.returnValue = '';
     dialog.showModal();
     document.getElementById('confirm-cancel').focus();
@@ -38,12 +67,17 @@ const ACTIONS = {
       label: 'Requeue job',
       confirm: (id) => `Requeue ${id}? It runs again from the step after its last success.`,
     },
-    delete: { label: 'Delete job', confirm: (id) => `Delete ${id}? This cannot be undone.` },
+    delete: {
+      label: 'Delete job',
+      confirm: (id) => `Delete ${id}? This cannot be undone.`,
+      reason: 'required',
+    },
     retry: { label: 'Retry now' },
     fail: {
       label: 'Fail job',
       confirm: (id) =>
         `Fail ${id}? Its lock is broken (a running step cannot commit) and its storage and inventory locks are released.`,
+      reason: 'required',
     },
   },
   batch: {
@@ -53,6 +87,7 @@ const ACTIONS = {
     delete: {
       label: 'Delete batch',
       confirm: (id) => `Delete ${id} with all its jobs? This cannot be undone.`,
+      reason: 'required',
     },
   },
   access: {
@@ -71,10 +106,11 @@ const PATHS = {
 };
 
 /** Runs one action: confirm when destructive, POST with the token, then tell the outcome. */
-export async function runAction({ path, label, confirm, done }) {
-  if (confirm && !(await confirmAction(label, confirm, label))) return;
+export async function runAction({ path, label, confirm, reason, done }) {
+  const confirmed = confirm ? await confirmAction(label, confirm, label, { reason }) : {};
+  if (!confirmed) return;
   try {
-    await post(path);
+    await post(path, confirmed.reason ? { reason: confirmed.reason } : {});
     notify('ok', `${label}: done`);
     await done?.();
   } catch (err) {
@@ -109,6 +145,7 @@ export function actionBar(kind, id, state, allowed, done) {
               path: `${PATHS[kind](id)}/${name}`,
               label: action.label,
               confirm: action.confirm?.(id),
+              reason: action.reason,
               done,
             }),
         },

@@ -20,21 +20,35 @@ async function failure(res) {
   return new ApiError(res.status, body.error ?? res.statusText, body.message ?? 'the server gave no reason');
 }
 
+/** Sent on every call: the API records actions taken from the dashboard as such (audit log). */
+const CLIENT = { 'x-mrtq-client': 'dashboard' };
+
 export async function getJson(path) {
-  const res = await fetch(path, { headers: { accept: 'application/json' } });
+  const res = await fetch(path, { headers: { ...CLIENT, accept: 'application/json' } });
   if (!res.ok) throw await failure(res);
   return res.json();
 }
 
 export async function getText(path) {
-  const res = await fetch(path);
+  const res = await fetch(path, { headers: CLIENT });
   if (!res.ok) throw await failure(res);
   return res.text();
 }
 
+/**
+ * Who the entered token is (GET /whoami): `{name, role, collections?}`; an ApiError (401) when
+ * the server does not take it.
+ */
+export async function getWhoami(token) {
+  const headers = { ...CLIENT, accept: 'application/json', authorization: `Bearer ${token}` };
+  const res = await fetch('/whoami', { headers });
+  if (!res.ok) throw await failure(res);
+  return res.json();
+}
+
 /** A mutating call: the bearer token is sent when one was entered (else the API refuses, 401). */
 export async function post(path, body = {}) {
-  const headers = { accept: 'application/json', 'content-type': 'application/json' };
+  const headers = { ...CLIENT, accept: 'application/json', 'content-type': 'application/json' };
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
   const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });

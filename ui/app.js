@@ -1,10 +1,11 @@
 /* global document, window, location, URLSearchParams, setTimeout */
 import { clearNotice } from './actions.js';
-import { getLifecycles } from './api.js';
+import { getLifecycles, getWhoami } from './api.js';
 import { h, learnCategories } from './dom.js';
 import { keepCurrent } from './live.js';
 import { clearToken, getToken, onTokenChange, setToken } from './token.js';
 import { renderAccess } from './view-access.js';
+import { renderAudit } from './view-audit.js';
 import { renderBatch } from './view-batch.js';
 import { renderBatches } from './view-batches.js';
 import { renderJob } from './view-job.js';
@@ -25,6 +26,7 @@ const ROUTES = [
   { pattern: /^\/access$/, nav: 'access', render: renderAccess },
   { pattern: /^\/search$/, nav: 'search', render: renderSearch },
   { pattern: /^\/rollups$/, nav: 'rollups', render: renderRollups },
+  { pattern: /^\/audit$/, nav: 'audit', render: renderAudit },
 ];
 
 let current;
@@ -91,6 +93,33 @@ function tokenForm() {
   document.getElementById('token-forget').addEventListener('click', clearToken);
   onTokenChange(describe);
   describe();
+  onTokenChange(showWhoami);
+  void showWhoami();
+}
+
+/** How the server's answer to GET /whoami reads beside the token form. */
+function whoamiText(who) {
+  if (who.name === 'anonymous' && !who.role) return 'The server has no credentials: it is read-only.';
+  const limited = who.collections ? `; collections ${who.collections.join(', ')}` : '';
+  return `Signed in as ${who.name} (role ${who.role}${limited}).`;
+}
+
+let asked = 0;
+
+/** Names the credential the entered token is (GET /whoami), or says the server does not take it. */
+async function showWhoami() {
+  const shown = document.getElementById('token-whoami');
+  const mine = ++asked;
+  const token = getToken();
+  shown.textContent = '';
+  if (!token) return;
+  let text;
+  try {
+    text = whoamiText(await getWhoami(token));
+  } catch (err) {
+    text = err.status === 401 ? 'The server does not take this token.' : `Who: ${err.message}`;
+  }
+  if (mine === asked) shown.textContent = text;
 }
 
 function liveUpdates() {

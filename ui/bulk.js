@@ -49,9 +49,12 @@ export async function runBulk({ action, label, verb, warn }, filter, scope, done
   const text =
     `${verb[0].toUpperCase()}${verb.slice(1)} ${plural(counts.would, 'job')} ${scope} ${inStates}?` +
     `${refusedNote} Each job is checked again by the lifecycle as it runs.${warn ? ` ${warn}` : ''}`;
-  if (!(await confirmAction(label, text, `${label}: ${plural(counts.would, 'job')}`))) return;
+  const reason = action === 'delete' ? 'required' : 'optional';
+  const confirmed = await confirmAction(label, text, `${label}: ${plural(counts.would, 'job')}`, { reason });
+  if (!confirmed) return;
   try {
-    const report = await post(`/jobs/bulk/${action}`, { ...filter, dryRun: false });
+    const why = confirmed.reason ? { reason: confirmed.reason } : {};
+    const report = await post(`/jobs/bulk/${action}`, { ...filter, dryRun: false, ...why });
     const { done: n, refused } = report.counts;
     if (refused === 0) notify('ok', `${label}: ${plural(n, 'job')} done.`);
     else

@@ -1,5 +1,6 @@
 /* global document */
 import { actionBar, notify } from './actions.js';
+import { historySection } from './history.js';
 import { bulkBar } from './bulk.js';
 import { getJson } from './api.js';
 import { age, badge, facts, fill, formatTime, h, section, table, when } from './dom.js';
@@ -194,6 +195,8 @@ export async function renderBatch(main, { id, query }) {
   main.replaceChildren(h('h1', {}, `Batch ${id}`), body);
   document.title = `Batch ${id} · mrtq`;
   await refresh();
+  // Read once (a batch at work changes with each of its jobs; its history with its own steps).
+  main.append(historySection('batch', bid).element);
   const later = throttle(
     () => refresh().catch((err) => notify('error', `Could not refresh: ${err.message}`)),
     1000,

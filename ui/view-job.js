@@ -3,6 +3,7 @@ import { actionBar, notify } from './actions.js';
 import { getJson } from './api.js';
 import { badge, facts, fill, h, section, when } from './dom.js';
 import { throttle } from './live.js';
+import { historySection } from './history.js';
 import { lockText, traceCell } from './trace.js';
 
 // One job with all its ZooKeeper data, its lock holder, its trace and the actions allowed now.
@@ -41,7 +42,9 @@ function retryFacts(retry) {
 
 export async function renderJob(main, { id }) {
   const body = h('div', { id: 'job' });
+  const history = historySection('job', id);
   const refresh = async () => {
+    void history.reload();
     const item = await getJson(`/jobs/${encodeURIComponent(id)}`);
     const { job } = item;
     fill(
@@ -77,7 +80,7 @@ export async function renderJob(main, { id }) {
       ]),
     );
   };
-  main.replaceChildren(h('h1', {}, `Job ${id}`), body);
+  main.replaceChildren(h('h1', {}, `Job ${id}`), body, history.element);
   document.title = `Job ${id} · mrtq`;
   await refresh();
   const later = throttle(

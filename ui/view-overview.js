@@ -6,6 +6,7 @@ import { throttle } from './live.js';
 import { liveCharts } from './view-charts.js';
 import { windowsTable } from './windows.js';
 import { retryWaitsTable, sharesTable } from './work-policies.js';
+import { alertsRegion } from './alerts.js';
 
 // The queue at a glance: counts, holds, the ZooKeeper session, engine processes, the newest
 // batches and the lifecycles with their counts. Everything comes from the API (/overview; the
@@ -164,19 +165,21 @@ function updateDiagram(lifecycle, counts) {
 export async function renderOverview(main) {
   const [jobStateList, batchStatusList] = await Promise.all([getJobStates(), getBatchStatuses()]);
   const regions = Object.fromEntries(
-    ['state', 'windows', 'retries', 'shares', 'engines', 'jobs', 'batches', 'recent'].map((k) => [
+    ['alerts', 'state', 'windows', 'retries', 'shares', 'engines', 'jobs', 'batches', 'recent'].map((k) => [
       k,
       h('div', { id: `overview-${k}` }),
     ]),
   );
   const refresh = async () => {
-    const [overview, recent, windows, retries, shares] = await Promise.all([
+    const [overview, recent, windows, retries, shares, alerts] = await Promise.all([
       getJson('/overview'),
       getJson('/batches?limit=10'),
       windowsTable(refresh),
       retryWaitsTable(refresh),
       sharesTable(refresh),
+      alertsRegion(),
     ]);
+    fill(regions.alerts, alerts);
     fill(
       regions.state,
       facts([['ZooKeeper session (this server)', badge(overview.session, 'session-state')]]),
@@ -256,6 +259,7 @@ export async function renderOverview(main) {
   const charts = liveCharts();
   main.replaceChildren(
     h('h1', {}, 'Overview'),
+    section('Alerts and time in state', 'alerts', regions.alerts),
     h(
       'div',
       { class: 'grid' },

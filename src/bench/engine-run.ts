@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { Engine, type EngineOptions } from '../engine/engine.js';
-import type { Ledger, LedgerEntry } from '../engine/ledger.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { teeLedger, type Ledger, type LedgerEntry } from '../engine/ledger.js';
+import { HISTORY_KIND } from '../history/entry.js';
+import { historyLedger } from '../history/ledger.js';
+import { JournalWriter } from '../journal/writer.js';
 import { createBatch } from '../queue/batches/create.js';
 import { loadBatch } from '../queue/batches/load.js';
 import { GroupCommit } from '../zk/group-commit.js';
@@ -58,8 +64,17 @@ export async function startBenchEngine(
         firstJobCommitCpuMs = cpuMsSoFar();
     },
   };
+  // As deployed (`mrtq serve`): each step's end in the history journal, so its cost is measured.
+  const historyDir = mkdtempSync(join(tmpdir(), 'mrtq-bench-history-'));
+  const journal = new JournalWriter({
+    dir: historyDir,
+    kind: HISTORY_KIND,
+    writer: 'bench',
+    sync: false,
+    log,
+  });
   const engine = new Engine(
-    { queue, ...createSimulatedSteps(), ledger, log },
+    { queue, ...createSimulatedSteps(), ledger: teeLedger(ledger, historyLedger(journal, 'bench')), log },
     { sweepIntervalMs: 0, ...options },
   );
   await persist('engine start', () => engine.start());
@@ -73,6 +88,8 @@ export async function startBenchEngine(
     async stop() {
       await engine.stop(5000);
       await zk.close();
+      await journal.close();
+      rmSync(historyDir, { recursive: true, force: true });
     },
   };
 }

@@ -61,11 +61,19 @@ export interface Config {
    * on a terminal, JSON otherwise.
    */
   logPretty: boolean | undefined;
-  /** Bearer token of the HTTP API's mutating routes; without one they are refused (403). */
+  /**
+   * `MRTQ_API_TOKEN`: a bearer token with role admin, named `token` (besides the credentials
+   * file); with neither, the HTTP API's mutating routes are refused (403).
+   */
   apiToken: string | undefined;
   /**
-   * The file of HTTP basic credentials (`user:<scrypt hash>` lines, `MRTQ_BASIC_AUTH`) Merritt's
-   * front door (`/poster/*`) accepts besides the bearer token; undefined: none.
+   * The credentials file (`MRTQ_CREDENTIALS`, edited by `mrtq credentials`): named bearer tokens
+   * and HTTP basic users with roles and collections; undefined: none.
+   */
+  credentialsFile: string | undefined;
+  /**
+   * The file of HTTP basic credentials (`user:<scrypt hash>` lines, `MRTQ_BASIC_AUTH`, from before
+   * roles): users with role submit for Merritt's front door (`/poster/*`); undefined: none.
    */
   basicAuthFile: string | undefined;
   /** The largest payload `/poster/*` takes (`MRTQ_UPLOAD_MAX_BYTES`, default 10 GiB); larger: 413. */
@@ -77,6 +85,13 @@ export interface Config {
   eventsBufferBytes: number;
   /** Jaeger UI base URL (`MRTQ_JAEGER_URL`): the dashboard links jobs and batches to their traces there. */
   jaegerUrl: string | undefined;
+  /**
+   * The audit log and the histories (issue 35): this process writes `<dir>/audit` and
+   * `<dir>/history` (MRTQ_RECORDS_DIR, default `<dataDir>/records`; a folder every host shares,
+   * or one per host with the others' in `readDirs`, MRTQ_RECORDS_READ_DIRS), kept for their
+   * retention (0: for ever).
+   */
+  records: { dir: string; readDirs: readonly string[]; historyRetentionMs: number; auditRetentionMs: number };
   /** Settings of the ingest steps (fetch limits, working storage, local services, SMTP). */
   ingest: IngestSettings;
 }
@@ -120,11 +135,18 @@ export function loadConfig(
     logPretty: s.LOG_PRETTY,
     apiToken: s.MRTQ_API_TOKEN,
     basicAuthFile: s.MRTQ_BASIC_AUTH,
+    credentialsFile: s.MRTQ_CREDENTIALS,
     uploadMaxBytes: s.MRTQ_UPLOAD_MAX_BYTES,
     httpHost: s.MRTQ_HTTP_HOST,
     httpPort: s.MRTQ_HTTP_PORT,
     eventsBufferBytes: s.MRTQ_EVENTS_BUFFER_BYTES,
     jaegerUrl: s.MRTQ_JAEGER_URL,
+    records: {
+      dir: s.MRTQ_RECORDS_DIR ?? join(dataDir, 'records'),
+      readDirs: s.MRTQ_RECORDS_READ_DIRS ?? [],
+      historyRetentionMs: s.MRTQ_HISTORY_RETENTION_MS,
+      auditRetentionMs: s.MRTQ_AUDIT_RETENTION_MS,
+    },
     ingest: ingestSettingsFrom(s, dataDir),
   };
 }

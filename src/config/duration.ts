@@ -22,3 +22,11 @@ export function formatDuration(ms: number): string {
   for (const [unit, size] of units) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
+
+/** A moment as operators write it: an ISO 8601 time, or a duration back from `now` (`7d`, `1h`); undefined when unreadable. */
+export function parseMoment(text: string, now = Date.now()): Date | undefined {
+  const ago = parseDuration(text);
+  if (ago !== undefined) return new Date(now - ago);
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}

@@ -16,6 +16,10 @@ export interface LedgerEntry {
   event?: string;
   to?: string;
   reason?: string;
+  /** The event's message (why a job failed or waits to retry). */
+  message?: string;
+  /** What the step noted for the item's history (files verified, identifiers, a failure's class). */
+  detail?: Readonly<Record<string, unknown>>;
 }
 
 /** Where the engine records every step start and commit (the audit trail crash tests check). */
@@ -56,6 +60,15 @@ export function fileLedger(path: string, pid = process.pid): Ledger & { close():
       flush();
       if (fd !== undefined) closeSync(fd);
       fd = undefined;
+    },
+  };
+}
+
+/** Every entry to each of `ledgers` (the crash tests' file and the histories' journal). */
+export function teeLedger(...ledgers: Ledger[]): Ledger {
+  return {
+    record(entry) {
+      for (const ledger of ledgers) ledger.record(entry);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { credentialStore } from '../auth/credential-store.js';
 import { ensureQueueTree } from '../queue/tree/init.js';
 import type { SessionState } from '../zk/index.js';
 import type { ApiContext, HttpApiDeps } from './deps.js';
@@ -25,8 +26,17 @@ function declareCounters(): Counters {
   return counters;
 }
 
-/** The state the API keeps next to its deps; `close()` stops following the session. */
+/**
+ * The state the API keeps next to its deps; `close()` stops following the session. The
+ * credentials files are read here: a missing or malformed one throws, so the API does not start.
+ */
 export function createApiContext(deps: HttpApiDeps): { ctx: ApiContext; close: () => void } {
+  const credentials = credentialStore({
+    file: deps.credentialsFile,
+    basicFile: deps.basicAuthFile,
+    apiToken: deps.token,
+    log: deps.log.child({ component: 'auth' }),
+  });
   let session: SessionState = deps.queue.zk.isConnected ? 'connected' : 'disconnected';
   const following = deps.queue.zk.session$.subscribe((event) => (session = event.state));
   let tree: Promise<void> | undefined;
@@ -44,6 +54,7 @@ export function createApiContext(deps: HttpApiDeps): { ctx: ApiContext; close: (
       });
       return tree;
     },
+    credentials,
   };
   return { ctx, close: () => following.unsubscribe() };
 }

@@ -2,15 +2,15 @@ import Fastify, {
   LogController,
   type FastifyBaseLogger,
   type FastifyInstance,
-  type onRequestAsyncHookHandler,
   type preValidationAsyncHookHandler,
 } from 'fastify';
 import { createApiContext } from './api-context.js';
-import { bearerGuard, registerBearerAuth, streamGuard, withoutToken } from './auth.js';
+import { registerCredentials, withoutToken } from './auth.js';
 import type { ApiContext, HttpApiDeps, RouteSpec } from './deps.js';
 import { toHttpError } from './errors.js';
 import { EVENT_STREAM, eventsRoute } from './events/route.js';
 import { documentation, registerOpenApi } from './openapi.js';
+import { auditRefusals, withAudit } from './audit.js';
 import { accessRoutes } from './routes/access.js';
 import { adminRoutes } from './routes/admin.js';
 import { bulkRoutes } from './routes/bulk.js';
@@ -26,6 +26,10 @@ import { rollupRoutes } from './routes/rollups.js';
 import { metricsHistoryRoutes, registerUiVendor } from './routes/metrics-history.js';
 import { windowRoutes } from './routes/windows.js';
 import { policyRoutes } from './routes/policies.js';
+import { alertRoutes } from './routes/alerts.js';
+import { recordRoutes } from './routes/records.js';
+import { whoamiRoute } from './routes/whoami.js';
+import { guardsOf, type GuardContext } from './route-guards.js';
 import { anyObject, errorBody } from './schemas.js';
 
 /** Version of the API the OpenAPI document describes. */
@@ -61,9 +65,12 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
     ...metricsHistoryRoutes(ctx),
     ...windowRoutes(ctx),
     ...policyRoutes(ctx),
+    ...alertRoutes(ctx),
+    ...recordRoutes(ctx),
+    whoamiRoute(),
   ];
   routes.push(openApiRoute());
-  return routes;
+  return withAudit(ctx, routes);
 }
 
 /** An operator action may come without a body: validate it as `{}` (a body with required fields stays required). */
@@ -76,49 +83,34 @@ function defaultBody(spec: RouteSpec): preValidationAsyncHookHandler | undefined
   };
 }
 
-/** The token checks: one for routes that change the queue, one for streams. */
-interface Guards {
-  mutating: onRequestAsyncHookHandler;
-  stream: onRequestAsyncHookHandler;
-}
-
-function guardOf(spec: RouteSpec, guards: Guards): onRequestAsyncHookHandler | undefined {
-  if (spec.mutating) return guards.mutating;
-  return spec.produces === EVENT_STREAM ? guards.stream : undefined;
-}
-
-function register(app: FastifyInstance, spec: RouteSpec, guards: Guards): void {
+function register(app: FastifyInstance, spec: RouteSpec, ctx: GuardContext): void {
   const errors = { '4xx': errorBody, '5xx': errorBody };
   const preValidation = defaultBody(spec);
-  const onRequest = guardOf(spec, guards);
+  const { onRequest, preHandler } = guardsOf(spec, ctx);
   app.route({
     method: spec.method,
     url: spec.url,
     schema: { ...spec.schema, response: { ...spec.schema.response, ...errors }, ...documentation(spec) },
-    config: { action: spec.action, produces: spec.produces },
+    config: { action: spec.action, produces: spec.produces, mutating: spec.mutating === true },
     // HEAD of an event stream would never end.
     exposeHeadRoute: spec.method === 'GET' && spec.produces !== EVENT_STREAM,
-    ...(onRequest ? { onRequest } : {}),
+    onRequest,
     ...(preValidation ? { preValidation } : {}),
+    ...(preHandler ? { preHandler } : {}),
     handler: spec.handler,
   });
 }
 
 /**
- * Serves `routes` with their token checks, and documents them: every RouteSpec served here is
- * in the OpenAPI document (see openapi.ts), whoever added it.
+ * Serves `routes` with their guards (the role each needs, see route-guards.ts), and documents
+ * them: every RouteSpec served here is in the OpenAPI document (see openapi.ts), whoever added it.
  */
-export function serveRoutes(
-  app: FastifyInstance,
-  routes: readonly RouteSpec[],
-  token: string | undefined,
-): void {
-  const guards: Guards = { mutating: bearerGuard(token), stream: streamGuard(token) };
+export function serveRoutes(app: FastifyInstance, routes: readonly RouteSpec[], ctx: GuardContext): void {
   // The document sees only routes registered after @fastify/swagger has loaded: in a plugin after it.
   registerOpenApi(app, API_VERSION);
-  registerBearerAuth(app, token);
+  registerCredentials(app, ctx.credentials);
   void app.register((api, _options, done) => {
-    for (const spec of routes) register(api, spec, guards);
+    for (const spec of routes) register(api, spec, ctx);
     done();
   });
 }
@@ -144,9 +136,10 @@ function installErrorHandling(app: FastifyInstance): void {
 /**
  * The HTTP API over the queue store and (optionally) this process's engine: health, metrics,
  * submissions, lists, operator actions, OpenAPI and server-sent transition events. Every route
- * calls the store; the API holds no queue logic of its own. Mutating routes need the bearer
- * token (403 for all of them when none is configured), and so do event streams when one is
- * configured. The operator's dashboard, a client of these routes, is served at `/ui`.
+ * calls the store; the API holds no queue logic of its own. Each route needs a role (RouteSpec.role:
+ * reads none, submissions `submit`, operator actions `operator` or `admin`), shown by a named
+ * credential (src/auth; 403 for everything that changes the queue when none is configured). The
+ * operator's dashboard, a client of these routes, is served at `/ui`.
  */
 export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   // Typed as fastify's logger so the instance is a plain FastifyInstance.
@@ -160,6 +153,7 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
   });
   const { ctx, close } = createApiContext(deps);
   installErrorHandling(app);
+  auditRefusals(app, ctx);
   app.addHook('onResponse', (request, reply, done) => {
     const route = request.routeOptions.url ?? 'unmatched';
     const status = String(reply.statusCode);
@@ -177,7 +171,7 @@ export function createHttpApi(deps: HttpApiDeps): FastifyInstance {
     close();
     done();
   });
-  serveRoutes(app, apiRoutes(ctx), deps.token);
+  serveRoutes(app, apiRoutes(ctx), ctx);
   // Merritt's front door (`/poster/*`, `/state`, `/help`): its own forms and errors.
   registerPoster(app, ctx);
   registerUi(app);

@@ -38,6 +38,8 @@ export interface MetricsSource {
   events?: { readonly size: number; readonly heldBytes: number };
   /** This process's engine and ZooKeeper client metrics, when it runs an engine. */
   metrics?: MetricsProvider;
+  /** The alert rules' metrics, when this process evaluates them (src/alerts). */
+  alerts?: { readonly registry: Registry };
 }
 
 const SESSION_STATES: readonly SessionState[] = [
@@ -227,12 +229,13 @@ function gaugesOf(source: MetricsSource): Registry {
 
 /**
  * Everything `/metrics` exposes, in one registry made for this scrape: the source's gauges, the
- * API's counters, the engine's metrics and the process's. Each part keeps its own registry (one
+ * API's counters, the engine's metrics, the alert rules' and the process's. Each part keeps its own registry (one
  * per app or engine), so apps in one process never share a value.
  */
 function scrapeRegistry(source: MetricsSource): Registry {
   const parts = [gaugesOf(source), source.counters.registry];
   if (source.metrics) parts.push(source.metrics.registry);
+  if (source.alerts) parts.push(source.alerts.registry);
   return Registry.merge([...parts, processMetrics()]);
 }
 

@@ -2,6 +2,7 @@ import swagger, { type SwaggerTransform, type SwaggerTransformObject } from '@fa
 import type { FastifyInstance, FastifySchema } from 'fastify';
 import type { RouteSpec } from './deps.js';
 import { EVENT_STREAM } from './events/route.js';
+import { neededRole } from './route-guards.js';
 import { errorBody, type JsonSchema } from './schemas.js';
 
 declare module 'fastify' {
@@ -10,6 +11,8 @@ declare module 'fastify' {
     action?: string;
     /** Content type of a successful answer when it is not JSON (the document names it). */
     produces?: string;
+    /** The route changes the queue: its refusals are audited (see audit.ts). */
+    mutating?: boolean;
   }
 }
 
@@ -28,13 +31,20 @@ function operationId(spec: RouteSpec): string {
 
 /**
  * The keys of a route schema that only the OpenAPI document reads (fastify validates with the
- * others): summary, tag, operation id, the token it needs and the body's content type. Every
- * route of the API carries a tag; routes without one (the dashboard's files) are left out.
+ * others): summary, tag, operation id, the credential and role it needs and the body's content
+ * type. Every route of the API carries a tag; routes without one (the dashboard's files) are left out.
  */
 export function documentation(spec: RouteSpec): FastifySchema {
   const docs: FastifySchema = { summary: spec.summary, tags: [spec.tag], operationId: operationId(spec) };
-  if (spec.mutating) docs.security = [{ bearer: [] }];
-  else if (spec.produces === EVENT_STREAM) docs.security = [{}, { bearer: [] }, { queryToken: [] }];
+  const needed = neededRole(spec);
+  if (needed === 'read') {
+    // Open while no credentials are configured.
+    docs.security = [{}, { bearer: [] }, ...(spec.produces === EVENT_STREAM ? [{ queryToken: [] }] : [])];
+    docs.description = 'Needs a bearer token (any role) when credentials are configured.';
+  } else if (needed !== undefined) {
+    docs.security = [{ bearer: [] }];
+    docs.description = `Needs a bearer token whose credential has role ${needed} or more.`;
+  }
   if (spec.consumes !== undefined) docs.consumes = [spec.consumes];
   return docs;
 }

@@ -484,6 +484,7 @@ export const bulkBody = (lifecycle: Pick<JobLifecycle, 'states'>): JsonSchema =>
       type: 'boolean',
       description: 'true (the default): only say what would happen; false: do it',
     },
+    reason: text(500, { description: 'why (in the audit log; required to delete for real)' }),
   },
 });
 
@@ -494,6 +495,7 @@ export interface BulkBody {
   profile?: string;
   state?: string;
   dryRun?: boolean;
+  reason?: string;
 }
 
 const bulkItem: JsonSchema = {

@@ -23,6 +23,12 @@ export interface JobStepArgs {
   job: JobRecord;
   signal: AbortSignal;
   log: Logger;
+  /**
+   * Keeps facts of this step in the job's history (issue 35) with its transition: what a PREMIS
+   * event says of it (files and bytes fetched, digests verified or computed, the storage node).
+   * Small values only: the history keeps a line per step, not the object's manifest.
+   */
+  note?: (detail: Readonly<Record<string, unknown>>) => void;
 }
 
 /**

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { Engine, type EngineOptions } from '../../src/engine/engine.js';
+import type { Ledger } from '../../src/engine/ledger.js';
 import type { QueueContext } from '../../src/queue/tree/context.js';
 import { ensureQueueTree } from '../../src/queue/tree/init.js';
 import type { IngestSettings } from '../../src/config/ingest-settings.js';
@@ -28,6 +29,7 @@ export async function startIngestEngine(
   settings: IngestSettings,
   profiles: Record<string, string>,
   options: EngineOptions = {},
+  ledger: Ledger = { record: () => {} },
 ): Promise<IngestEngine> {
   mkdirSync(settings.profilesDir, { recursive: true });
   for (const [name, yaml] of Object.entries(profiles))
@@ -42,7 +44,7 @@ export async function startIngestEngine(
       jobSteps: steps.jobSteps,
       batchSteps: steps.batchSteps,
       accessSteps: steps.accessSteps,
-      ledger: { record: () => {} },
+      ledger,
       log: pino({ level: 'silent' }),
     },
     { sweepIntervalMs: 0, ...options },

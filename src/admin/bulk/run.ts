@@ -37,6 +37,8 @@ export interface BulkOptions {
   /** Only say what would happen (the default of every surface): nothing is written. */
   dryRun: boolean;
   concurrency?: number;
+  /** Told of each job's outcome in a real run, as it comes (the audit log's line per job). */
+  onItem?: (item: BulkItem) => void;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,7 +117,11 @@ export async function runBulk(
   const { jobs, unreadable } = await selectBulkJobs(ctx, filter, states);
   const work = options.dryRun
     ? (job: JobRecord) => Promise.resolve(predict(ctx, action, job))
-    : (job: JobRecord) => apply(ctx, action, job);
+    : async (job: JobRecord) => {
+        const item = await apply(ctx, action, job);
+        options.onItem?.(item);
+        return item;
+      };
   const concurrency = options.concurrency ?? BULK_CONCURRENCY;
   const items = await eachJob(jobs, TAKES_BATCH_LOCK.has(action), concurrency, work);
   // Without a collection or profile filter an unreadable candidate matches as far as can be told.

@@ -28,11 +28,13 @@ function requestAction(access: Command, ctx: CliContext, name: string, help: str
     .description(help)
     .argument('<request>', 'the request: <small|large>/qidN, or qidN when only one queue has it')
     .option('--force', 'break a lock another session holds (for a stale lock; needs --reason)')
-    .option('--reason <text>', 'why the lock is broken (logged)')
+    .option('--reason <text>', 'why: kept in the audit log (required with --force)')
     .option('--json', 'print {"id","status"}')
     .action(async (ref: string, flags: { force?: boolean; reason?: string; json?: boolean }) => {
+      const { audited } = await import('../audit.js');
+      const what = { action: `${name} access request`, item: `access:${ref}`, reason: flags.reason };
       const { status } = await withQueue(ctx, (q) =>
-        action(q, ref, { force: flags.force, reason: flags.reason }),
+        audited(ctx.config, q, what, () => action(q, ref, { force: flags.force, reason: flags.reason })),
       );
       ctx.stdout.write(flags.json ? `${JSON.stringify({ id: ref, status })}\n` : `${ref} ${status}\n`);
     });

@@ -11,6 +11,7 @@ import { registerAccess } from './access.js';
 const jobs = () => import('../../admin/jobs.js');
 const batches = () => import('../../admin/batches.js');
 const queueLocks = () => import('../../queue/locks/queue-pause.js');
+const auditing = () => import('../audit.js');
 
 interface ActionFlags {
   force?: boolean;
@@ -36,14 +37,24 @@ function itemAction(
   if (extra) command.option(extra.flags, extra.help);
   command
     .option('--force', 'break a lock another session holds (for a stale lock; needs --reason)')
-    .option('--reason <text>', 'why the lock is broken (logged)')
+    .option('--reason <text>', 'why: kept in the audit log (required for delete and fail, and with --force)')
     .option('--json', 'print {"id","status"}')
     .action(async (id: string, flags: ActionFlags) => {
       const action = isJobId(id) ? actions.job : isBatchId(id) ? actions.batch : undefined;
       if (!action)
         throw new CliError(`"${id}" is not a ${kinds} that \`${name}\` applies to`, ExitCode.usage);
       const options = { force: flags.force, reason: flags.reason, to: flags.to };
-      const { status } = await withQueue(ctx, (queue) => action(queue, id, options));
+      const what = {
+        action: `${name} ${isJobId(id) ? 'job' : 'batch'}`,
+        item: id,
+        reason: flags.reason,
+        ...(flags.to !== undefined || flags.force ? { detail: { to: flags.to, force: flags.force } } : {}),
+      };
+      const { audited, requireReason } = await auditing();
+      requireReason(what);
+      const { status } = await withQueue(ctx, (queue) =>
+        audited(ctx.config, queue, what, () => action(queue, id, options)),
+      );
       ctx.stdout.write(flags.json ? `${JSON.stringify({ id, status })}\n` : `${id} ${status}\n`);
     });
 }
@@ -100,8 +111,13 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .option('--json', 'print {"id","status","retry"}')
     .action(async (jid: string, flags: { json?: boolean }) => {
       if (!isJobId(jid)) throw new CliError(`"${jid}" is not a jid`, ExitCode.usage);
-      const { retryJobNow } = await import('../../admin/retry-now.js');
-      const { job, retry } = await withQueue(ctx, (q) => retryJobNow(q, jid));
+      const [{ retryJobNow }, { audited }] = await Promise.all([
+        import('../../admin/retry-now.js'),
+        auditing(),
+      ]);
+      const { job, retry } = await withQueue(ctx, (q) =>
+        audited(ctx.config, q, { action: 'retry job', item: jid }, () => retryJobNow(q, jid)),
+      );
       ctx.stdout.write(
         flags.json
           ? `${JSON.stringify({ id: jid, status: job.status, retry })}\n`
@@ -119,7 +135,12 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
       .description(`${name} a queue (${QUEUE_NAMES.join(', ')})`)
       .argument('<queue>', 'queue name')
       .action(async (queue: string) => {
-        const changed = await withQueue(ctx, (q) => run(q, queueName(queue)));
+        const { audited } = await auditing();
+        const changed = await withQueue(ctx, (q) =>
+          audited(ctx.config, q, { action: `${name} queue`, item: `queue:${queue}` }, () =>
+            run(q, queueName(queue)),
+          ),
+        );
         ctx.stdout.write(`${queue} ${changed ? verb : `was already ${verb}`}\n`);
       });
   }
@@ -130,8 +151,11 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .argument('<mnemonic>', 'collection mnemonic')
     .description('put a hold on a collection: its pending batches and jobs go to held')
     .action(async (mnemonic: string) => {
-      const { holdCollection } = await queueLocks();
-      const changed = await withQueue(ctx, (q) => holdCollection(q, mnemonic));
+      const [{ holdCollection }, { audited }] = await Promise.all([queueLocks(), auditing()]);
+      const what = { action: 'hold collection', item: `collection:${mnemonic}` };
+      const changed = await withQueue(ctx, (q) =>
+        audited(ctx.config, q, what, () => holdCollection(q, mnemonic)),
+      );
       ctx.stdout.write(`${mnemonic} ${changed ? 'held' : 'was already held'}\n`);
     });
   collection
@@ -140,8 +164,14 @@ export function registerAdmin(program: Command, ctx: CliContext): void {
     .option('--json', 'print what was released')
     .description('clear the hold and release the held jobs and batches of the collection')
     .action(async (mnemonic: string, flags: { json?: boolean }) => {
-      const { releaseCollection } = await import('../../admin/collections.js');
-      const released = await withQueue(ctx, (q) => releaseCollection(q, mnemonic));
+      const [{ releaseCollection }, { audited }] = await Promise.all([
+        import('../../admin/collections.js'),
+        auditing(),
+      ]);
+      const what = { action: 'release collection', item: `collection:${mnemonic}` };
+      const released = await withQueue(ctx, (q) =>
+        audited(ctx.config, q, what, () => releaseCollection(q, mnemonic)),
+      );
       if (flags.json) ctx.stdout.write(`${JSON.stringify(released)}\n`);
       else
         ctx.stdout.write(

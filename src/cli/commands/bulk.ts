@@ -9,6 +9,7 @@ import { table } from '../table.js';
 
 interface BulkFlags extends BulkFilter {
   yes?: boolean;
+  reason?: string;
   json?: boolean;
 }
 
@@ -47,6 +48,7 @@ export function registerBulk(program: Command, ctx: CliContext): void {
     .option('--profile <name>', 'only jobs of this profile')
     .option('--state <state>', 'only jobs in this state (default: every state the action applies to)')
     .option('--yes', 'do it (without: a dry run that changes nothing)')
+    .option('--reason <text>', 'why: kept in the audit log (required to delete for real)')
     .option('--json', 'print the report as JSON: {"counts","refusedBy","items",…}')
     .action(async (action: string, flags: BulkFlags) => {
       if (!isBulkAction(action))
@@ -56,8 +58,37 @@ export function registerBulk(program: Command, ctx: CliContext): void {
         );
       const { batch, collection, profile, state } = flags;
       const filter: BulkFilter = { batch, collection, profile, state };
-      const { runBulk } = await import('../../admin/bulk/run.js');
-      const report = await withQueue(ctx, (queue) => runBulk(queue, action, filter, { dryRun: !flags.yes }));
+      const [
+        { runBulk },
+        { audited, cliActor, cliAuditLog, requireReason },
+        { bulkAuditRecord },
+        { randomUUID },
+      ] = await Promise.all([
+        import('../../admin/bulk/run.js'),
+        import('../audit.js'),
+        import('../../admin/bulk/audit.js'),
+        import('node:crypto'),
+      ]);
+      const dryRun = !flags.yes;
+      const what = { action: `bulk ${action}`, reason: flags.reason, detail: { filter } };
+      if (!dryRun) requireReason(what);
+      const report = await withQueue(ctx, async (queue) => {
+        if (dryRun) return runBulk(queue, action, filter, { dryRun });
+        // One line for the run, one for each job, tied by the request id.
+        const request = randomUUID();
+        const log = cliAuditLog(ctx.config, queue);
+        const base = { actor: cliActor(), action: what.action, reason: flags.reason, request };
+        try {
+          return await audited(ctx.config, queue, { ...what, detail: { filter, request } }, () =>
+            runBulk(queue, action, filter, {
+              dryRun,
+              onItem: (item) => log.record(bulkAuditRecord(item, base)),
+            }),
+          );
+        } finally {
+          await log.close();
+        }
+      });
       if (flags.json) ctx.stdout.write(`${JSON.stringify(report)}\n`);
       else if (report.items.length > 0)
         ctx.stdout.write(table(['JOB', 'BATCH', 'FROM', 'OUTCOME', 'TO / WHY'], rows(report)));

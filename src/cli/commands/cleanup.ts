@@ -28,6 +28,17 @@ function printHuman(report: Report, out: NodeJS.WritableStream, err: NodeJS.Writ
   err.write(total === 0 ? 'nothing to clean up\n' : `${verb} ${total} items\n`);
 }
 
+/** What the audit log keeps of a cleanup: what it removed, counted (the first batches named). */
+function cleanupCounts(report: CleanupReport): Record<string, unknown> {
+  return {
+    batches: report.batches.length,
+    jobs: report.batches.reduce((n, b) => n + b.jobs.length, 0),
+    orphans: report.orphans.length,
+    danglingRefs: report.danglingRefs.length,
+    removed: report.batches.slice(0, 100).map((b) => b.bid),
+  };
+}
+
 /** `mrtq cleanup [--retention 7d] [--orphan-grace 10m] [--dry-run] [--json]`. */
 export function registerCleanup(program: Command, ctx: CliContext): void {
   program
@@ -59,11 +70,16 @@ export function registerCleanup(program: Command, ctx: CliContext): void {
       const { zk: client, queue } = await openQueue(ctx);
       try {
         const dryRun = opts.dryRun ?? false;
-        const tree = await cleanup(queue, {
-          retentionMs: opts.retention,
-          orphanGraceMs: opts.orphanGrace,
-          dryRun,
-        });
+        const run = () =>
+          cleanup(queue, { retentionMs: opts.retention, orphanGraceMs: opts.orphanGrace, dryRun });
+        const { audited } = await import('../audit.js');
+        const what = {
+          action: 'cleanup',
+          detail: { retentionMs: opts.retention, orphanGraceMs: opts.orphanGrace },
+        };
+        const tree = dryRun
+          ? await run()
+          : await audited(ctx.config, queue, what, run, { detail: cleanupCounts });
         // After the tree: directories of the batches it just removed are gone-job leftovers now.
         const sweep = { workRoot: ctx.config.ingest.workRoot, graceMs: opts.orphanGrace };
         const workDirs = await (dryRun ? findLeftoverWorkDirs : removeLeftoverWorkDirs)(queue, sweep);

@@ -149,7 +149,14 @@ export function registerListing(program: Command, ctx: CliContext): void {
       'show one batch or job in full, as JSON, by bid, jid, batch uuid, ARK, local id or title prefix (several alike: lists them, exit 1)',
     )
     .argument('<key>', 'bid, jid, batch uuid, ARK, local id or the start of a title')
-    .action(async (key: string) => {
+    .option(
+      '--history',
+      'its history instead: every step, retry and operator action, oldest first (kept after it is gone)',
+    )
+    .option('--premis', "a job's history as PREMIS 3 events (XML)")
+    .option('--json', 'with --history: the events as JSON lines')
+    .action(async (key: string, flags: { history?: boolean; premis?: boolean; json?: boolean }) => {
+      if (flags.history || flags.premis) return showHistory(ctx, key, flags);
       // An ARK, local id or title has no index in ZooKeeper: a one-shot index reads the jobs once.
       const [{ JobIndex }, { showByKey }] = await Promise.all([
         import('../../views/job-index/job-index.js'),
@@ -161,4 +168,39 @@ export function registerListing(program: Command, ctx: CliContext): void {
       ctx.stderr.write(`${found.total} items match "${key}"; show one by its id\n`);
       process.exitCode = ExitCode.problems;
     });
+}
+
+/** `mrtq show <id> --history|--premis`: read from the journals, so a job long gone still has one. */
+async function showHistory(
+  ctx: CliContext,
+  key: string,
+  flags: { premis?: boolean; json?: boolean },
+): Promise<void> {
+  const [{ cliHistory }, { createLogger }, { timelineLine }, { isBatchId, isJobId }] = await Promise.all([
+    import('../audit.js'),
+    import('../../logger.js'),
+    import('./records.js'),
+    import('../../queue/tree/paths.js'),
+  ]);
+  if (!isJobId(key) && !(isBatchId(key) && !flags.premis))
+    throw new CliError(
+      `"${key}" is not a ${flags.premis ? 'jid' : 'jid or bid'}: a history is read by its id`,
+      ExitCode.usage,
+    );
+  const history = await cliHistory(ctx.config, { log: createLogger({ level: 'warn', fd: 2 }) }).of(key);
+  if (flags.premis) {
+    const [{ premisOf }, { merrittJobLifecycle }] = await Promise.all([
+      import('../../history/premis.js'),
+      import('../../../machines/index.js'),
+    ]);
+    const steps = history.events.flatMap((e) => (e.type === 'step' ? [e] : []));
+    return void ctx.stdout.write(premisOf(merrittJobLifecycle, key, steps));
+  }
+  if (history.events.length === 0) {
+    ctx.stderr.write(`no history of ${key} in ${ctx.config.records.dir} (or the other records folders)\n`);
+    process.exitCode = ExitCode.problems;
+  }
+  for (const event of history.events)
+    ctx.stdout.write(flags.json ? `${JSON.stringify(event)}\n` : `${timelineLine(event)}\n`);
+  if (history.truncated) ctx.stderr.write('the oldest events were left out\n');
 }

@@ -43,7 +43,14 @@ export function registerMigrate(program: Command, ctx: CliContext): void {
       const { migrateLegacyQueue } = await import('../../admin/legacy/migrate.js');
       const { zk: client, queue } = await openQueue(ctx);
       try {
-        const report = await migrateLegacyQueue(queue, { dryRun: opts.dryRun, queueDir: opts.queueDir });
+        const run = () => migrateLegacyQueue(queue, { dryRun: opts.dryRun, queueDir: opts.queueDir });
+        const { audited } = await import('../audit.js');
+        const what = { action: 'migrate legacy queue', detail: { queueDir: opts.queueDir } };
+        const report = opts.dryRun
+          ? await run()
+          : await audited(ctx.config, queue, what, run, {
+              detail: (r) => ({ batches: r.batches.length, unreadable: r.unreadable.length }),
+            });
         if (opts.json) ctx.stdout.write(JSON.stringify(report) + '\n');
         else printHuman(report, ctx.stdout, ctx.stderr);
         const problems = report.unreadable.length > 0 || report.batches.some((b) => b.outcome === 'locked');

@@ -5,7 +5,7 @@ import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { withQueue } from '../lazy.js';
 
-const KINDS = ['retry', 'shares'] as const;
+const KINDS = ['retry', 'shares', 'alerts'] as const;
 type Kind = (typeof KINDS)[number];
 
 /** The node and schema of a policy, loaded when a command runs. */
@@ -13,8 +13,18 @@ async function policyOf(kind: Kind) {
   const store = await import('../../queue/policies/store.js');
   const { retryPolicySchema } = await import('../../engine/retry/policy.js');
   const { sharesPolicySchema } = await import('../../engine/shares/policy.js');
-  const schema: z.ZodType<object> = kind === 'retry' ? retryPolicySchema : sharesPolicySchema;
-  return { store, path: kind === 'retry' ? store.RETRY_POLICY : store.SHARES_POLICY, schema, fallback: {} };
+  const { alertsPolicySchema } = await import('../../alerts/policy.js');
+  const schemas: Record<Kind, z.ZodType<object>> = {
+    retry: retryPolicySchema,
+    shares: sharesPolicySchema,
+    alerts: alertsPolicySchema,
+  };
+  const paths: Record<Kind, string> = {
+    retry: store.RETRY_POLICY,
+    shares: store.SHARES_POLICY,
+    alerts: store.ALERTS_POLICY,
+  };
+  return { store, path: paths[kind], schema: schemas[kind], fallback: {} };
 }
 
 function kindOf(value: string): Kind {
@@ -32,7 +42,7 @@ function parseJson(text: string, where: string): unknown {
 }
 
 /**
- * `mrtq retries`: the jobs waiting to retry. `mrtq policy <retry|shares>`: print a run-time policy, or replace it (`--set JSON`, `--file F`),
+ * `mrtq retries`: the jobs waiting to retry. `mrtq policy <retry|shares|alerts>`: print a run-time policy, or replace it (`--set JSON`, `--file F`),
  * checked by its schema first; `mrtq share <key> --weight N --cap N`: one collection's share.
  * Every engine watches the policies and applies a change at once (docs/engine.md).
  */
@@ -55,7 +65,7 @@ export function registerPolicy(program: Command, ctx: CliContext): void {
     });
   program
     .command('policy')
-    .description('print or replace a run-time policy every engine applies: retry, shares')
+    .description('print or replace a run-time policy every engine applies: retry, shares, alerts')
     .argument('<policy>', KINDS.join(' or '))
     .option('--set <json>', 'replace it with this JSON')
     .option('--file <file>', 'replace it with the JSON in this file')
@@ -63,10 +73,14 @@ export function registerPolicy(program: Command, ctx: CliContext): void {
       const kind = kindOf(name);
       const { store, path, schema, fallback } = await policyOf(kind);
       const text = flags.set ?? (flags.file ? await readFile(flags.file, 'utf8') : undefined);
+      const { audited } = await import('../audit.js');
+      const what = { action: `set ${kind} policy`, item: `policy:${kind}` };
       const stored = await withQueue(ctx, (q) =>
         text === undefined
           ? store.readPolicy(q, path, schema, fallback)
-          : store.writePolicy(q, path, schema, parseJson(text, flags.set ? '--set' : flags.file!)),
+          : audited(ctx.config, q, what, () =>
+              store.writePolicy(q, path, schema, parseJson(text, flags.set ? '--set' : flags.file!)),
+            ),
       );
       ctx.stdout.write(`${JSON.stringify(stored.value, null, 2)}\n`);
     });
@@ -82,8 +96,14 @@ export function registerPolicy(program: Command, ctx: CliContext): void {
       if (flags.weight === undefined && flags.cap === undefined)
         throw new CliError('give --weight, --cap or both', ExitCode.usage);
       const cap = flags.cap === undefined ? undefined : flags.cap === 'none' ? null : Number(flags.cap);
-      const { changeShare } = await import('../../admin/shares.js');
-      const stored = await withQueue(ctx, (q) => changeShare(q, key, { weight: flags.weight, cap }));
+      const [{ changeShare }, { audited }] = await Promise.all([
+        import('../../admin/shares.js'),
+        import('../audit.js'),
+      ]);
+      const what = { action: 'change share', item: `share:${key}`, detail: { weight: flags.weight, cap } };
+      const stored = await withQueue(ctx, (q) =>
+        audited(ctx.config, q, what, () => changeShare(q, key, { weight: flags.weight, cap })),
+      );
       ctx.stdout.write(`${JSON.stringify(stored.value, null, 2)}\n`);
     });
 }

@@ -46,6 +46,7 @@ interface ServeFlags {
   http: boolean;
   httpPort?: number;
   startTimeout?: number;
+  alertsEvery: number;
 }
 
 function serviceOptions(ctx: CliContext, flags: ServeFlags, signal: AbortSignal): ServiceOptions {
@@ -61,6 +62,7 @@ function serviceOptions(ctx: CliContext, flags: ServeFlags, signal: AbortSignal)
     limit: flags.limit,
     inspectPort: flags.inspect ? flags.inspectPort : undefined,
     httpPort: flags.http ? flags.httpPort : false,
+    alertsIntervalMs: flags.alertsEvery,
     // 0: never give up, whatever the configuration says.
     startTimeoutMs: flags.startTimeout === 0 ? undefined : (flags.startTimeout ?? ctx.config.startTimeoutMs),
     signal,
@@ -142,6 +144,12 @@ export function registerServe(program: Command, ctx: CliContext): void {
       nonNegative('--http-port'),
     )
     .option('--no-http', 'serve no HTTP API')
+    .option(
+      '--alerts-every <ms>',
+      'how often the alert rules are evaluated (GET /alerts, mrtq_alert_active); 0 never, and never with --no-http',
+      nonNegative('--alerts-every'),
+      30_000,
+    )
     .option(
       '--start-timeout <ms>',
       'give up starting (exit 3) when ZooKeeper is unavailable this long; 0 never (default MRTQ_START_TIMEOUT_MS, else never)',

@@ -104,8 +104,11 @@ export function registerWindow(program: Command, ctx: CliContext): void {
         ...(flags.reason !== undefined ? { reason: flags.reason } : {}),
         ...(flags.skip !== undefined ? { skip: flags.skip } : {}),
       };
-      const { putWindow } = await store();
-      const written = await withQueue(ctx, (queue) => putWindow(queue, name, input));
+      const [{ putWindow }, { audited }] = await Promise.all([store(), import('../audit.js')]);
+      const what = { action: 'set window', item: `window:${name}`, detail: { ...input } };
+      const written = await withQueue(ctx, (queue) =>
+        audited(ctx.config, queue, what, () => putWindow(queue, name, input)),
+      );
       if (flags.json) ctx.stdout.write(`${JSON.stringify(written)}\n`);
       else ctx.stdout.write(`${name} ${written.created ? 'created' : 'replaced'}\n`);
     });
@@ -114,8 +117,9 @@ export function registerWindow(program: Command, ctx: CliContext): void {
     .argument('<name>', 'the window')
     .description('delete a window (a hold it placed is lifted by the engines)')
     .action(async (name: string) => {
-      const { deleteWindow } = await store();
-      await withQueue(ctx, (queue) => deleteWindow(queue, name));
+      const [{ deleteWindow }, { audited }] = await Promise.all([store(), import('../audit.js')]);
+      const what = { action: 'delete window', item: `window:${name}` };
+      await withQueue(ctx, (queue) => audited(ctx.config, queue, what, () => deleteWindow(queue, name)));
       ctx.stdout.write(`${name} deleted\n`);
     });
   window
@@ -124,8 +128,11 @@ export function registerWindow(program: Command, ctx: CliContext): void {
     .description('skip the occurrence in force now (its hold is lifted), else the next one')
     .option('--json', 'print the window as JSON')
     .action(async (name: string, flags: { json?: boolean }) => {
-      const { skipWindow } = await store();
-      const skipped = await withQueue(ctx, (queue) => skipWindow(queue, name));
+      const [{ skipWindow }, { audited }] = await Promise.all([store(), import('../audit.js')]);
+      const what = { action: 'skip window', item: `window:${name}` };
+      const skipped = await withQueue(ctx, (queue) =>
+        audited(ctx.config, queue, what, () => skipWindow(queue, name)),
+      );
       if (flags.json) ctx.stdout.write(`${JSON.stringify(skipped)}\n`);
       else
         ctx.stdout.write(

@@ -62,6 +62,10 @@ function jobStep(
     throw new Error(`no step runs in state ${job.status}${step ? ` (step ${step} was not given)` : ''}`);
   const log = deps.log.child({ jobId: job.jobId, batchId: job.batchId, state: job.status });
   let writes: StepWrites = {};
+  let notes: Record<string, unknown> = {};
+  const note = (detail: Readonly<Record<string, unknown>>): void => {
+    notes = { ...notes, ...detail };
+  };
   let retryInMs: number | undefined;
   // The step's failure under its retry policy (recorded with the commit), when it failed.
   let failure: RetryDecision | undefined;
@@ -118,7 +122,7 @@ function jobStep(
           signal,
           inspect: deps.inspect,
           run: async (stepSignal) => {
-            const output = await retrying(() => run({ job, signal: stepSignal, log }), stepSignal);
+            const output = await retrying(() => run({ job, signal: stepSignal, log, note }), stepSignal);
             if (output && typeof output === 'object' && STEP_WRITE_KEYS.some((key) => key in output))
               writes = output;
             retryInMs = retryInOf(output);
@@ -130,7 +134,10 @@ function jobStep(
         return planned.event;
       });
     },
-    commit: (event) => commitOf(deps, held, event, { ...writes, retry: failure?.record }, next),
+    commit: (event) =>
+      commitOf(deps, held, event, { ...writes, retry: failure?.record }, next, () =>
+        historyDetail(held.job, notes, writes, failure),
+      ),
     after: async (event, committed) => {
       if (failure && committed)
         deps.metrics?.stepFailed(
@@ -183,6 +190,7 @@ function commitOf(
   event: EventObject,
   writes: StepWrites & Pick<JobCommitOptions, 'retry'>,
   next?: PlannedNext,
+  detail?: () => Readonly<Record<string, unknown>> | undefined,
 ): ItemCommit<AcquiredJob, JobRecord> {
   const { job, lock } = acquired;
   return {
@@ -207,9 +215,41 @@ function commitOf(
           else if (handOver) await releaseEventually(deps.queue, lock);
         },
         failed: () => handOver?.cancel(),
+        ...(detail ? { detail } : {}),
       };
     },
   };
+}
+
+/**
+ * What the job's history keeps of a step besides its transition: the step's notes, the
+ * identifiers it wrote, its failure's class and count under the retry policy, and the earlier
+ * attempts at this step that ended without a commit (their process or session gone, handed back).
+ */
+function historyDetail(
+  job: AcquiredJob['job'],
+  notes: Readonly<Record<string, unknown>>,
+  writes: StepWrites,
+  failure: RetryDecision | undefined,
+): Record<string, unknown> | undefined {
+  const attempts = job.attempts?.state === job.status ? job.attempts.attempts.slice(0, -1) : [];
+  const detail: Record<string, unknown> = {
+    ...notes,
+    ...(writes.identifiers ? { identifiers: writes.identifiers } : {}),
+    ...(failure
+      ? {
+          failure: {
+            class: failure.record.class,
+            code: failure.record.code,
+            failures: failure.record.failures,
+            limit: failure.record.limit,
+            ...(failure.record.next_attempt ? { nextAttempt: failure.record.next_attempt } : {}),
+          },
+        }
+      : {}),
+    ...(attempts.length > 0 ? { earlierAttempts: attempts } : {}),
+  };
+  return Object.keys(detail).length > 0 ? detail : undefined;
 }
 
 /** When a step that leaves its job where it is says to look at it again (`retryInMs`), if it does. */

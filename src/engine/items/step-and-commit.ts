@@ -37,6 +37,8 @@ export interface CommitAttempt<R> {
   committed?(next: R, settled: boolean): Promise<void> | void;
   /** After the write failed, before anything else is done about it. */
   failed?(): void;
+  /** What the item's history keeps of this step besides its transition (see LedgerEntry.detail). */
+  detail?(): Readonly<Record<string, unknown>> | undefined;
 }
 
 /** What a step gave, or why it gave nothing: the stall guard refused it, or it was aborted. */
@@ -162,7 +164,18 @@ async function recordCommit<R extends ItemStatus>(
 ): Promise<void> {
   const { status: state, statusVersion: version } = record;
   const item = kind.id(record);
-  deps.ledger.record({ kind: 'commit', item, state, version, event: event.type, to: next.status });
+  const message = (event as { message?: unknown }).message;
+  const detail = plan.detail?.();
+  deps.ledger.record({
+    kind: 'commit',
+    item,
+    state,
+    version,
+    event: event.type,
+    to: next.status,
+    ...(typeof message === 'string' ? { message } : {}),
+    ...(detail ? { detail } : {}),
+  });
   await plan.committed?.(next, settled);
 }
 
@@ -175,7 +188,16 @@ async function discard<R extends ItemStatus>(
 ): Promise<void> {
   const { status: state, statusVersion: version } = record;
   const item = kind.id(record);
-  deps.ledger.record({ kind: 'discard', item, state, version, ...(event && { event: event.type }), reason });
+  const message = err instanceof Error ? err.message : undefined;
+  deps.ledger.record({
+    kind: 'discard',
+    item,
+    state,
+    version,
+    ...(event && { event: event.type }),
+    reason,
+    ...(message !== undefined ? { message } : {}),
+  });
   const stale = reason === 'LOCK_LOST' || reason === 'CONFLICT';
   deps.log.warn(
     { [`${kind.noun}Id`]: item, state, event: event?.type, reason, err },

@@ -48,6 +48,7 @@ export function eventsRoute(ctx: ApiContext): RouteSpec {
       'With a token configured: `Authorization: Bearer <token>` or `?token=<token>`. A client that ' +
       `stops reading is disconnected once ${limit} bytes wait for it`,
     produces: EVENT_STREAM,
+    role: 'read',
     schema: {},
     handler: (request, reply) => {
       reply.hijack();

@@ -9,7 +9,6 @@ import type { SubmissionKind } from '../../steps/batch/submission-kinds.js';
 import { withCallerContext } from '../../telemetry/trace-context.js';
 import { withoutToken } from '../auth.js';
 import type { ApiContext } from '../deps.js';
-import { basicCredentials } from './basic-auth.js';
 import { excDocument, merrittErrorOf, MerrittError } from './exc.js';
 import {
   errorForm,
@@ -21,7 +20,7 @@ import {
   type StateDocument,
 } from './format.js';
 import { batchStateDocument } from './states.js';
-import { posterGuard } from './poster-auth.js';
+import { checkPosterCollection, posterGuard } from './poster-auth.js';
 import { pathObjectId, posterSubmission, readPosterFields, type PosterFields } from './poster-fields.js';
 import { readPosterForm, type PosterForm } from './poster-form.js';
 import { serviceStateRoute } from './poster-state.js';
@@ -117,6 +116,7 @@ async function queueForm(
   if (fields.unknown.length > 0)
     request.log.warn({ fields: fields.unknown }, 'form fields not supported: ignored');
   const collection = await collectionOf(ctx, fields.profile);
+  checkPosterCollection(request, collection);
   const fileName = fields.fileName ?? form.partName.split(/[/\\]/).pop() ?? form.partName;
   const kind = await kindOf(fields, form, fileName);
   // Merritt's batch id, `bid-<uuid>`, is the batch's uuid here (`/batch-uuids/<uuid>`).
@@ -206,9 +206,7 @@ const POSTER_PATHS = ['', '/:scheme/:shoulder/:objectid'].flatMap((tail) => [tai
  */
 export function registerPoster(app: FastifyInstance, ctx: ApiContext): void {
   const maxBytes = ctx.uploadMaxBytes ?? DEFAULT_UPLOAD_MAX_BYTES;
-  // Read now: a missing or malformed credentials file stops the server from starting.
-  const basic = ctx.basicAuthFile === undefined ? undefined : basicCredentials(ctx.basicAuthFile);
-  const guard = posterGuard(ctx.token, basic);
+  const guard = posterGuard(ctx.credentials);
   void app.register(async (scope) => {
     await scope.register(multipart, {
       // One more byte than the limit reaches stageUpload, which refuses it (413).

@@ -8,6 +8,7 @@ import {
 } from '../../views/listing/access.js';
 import { cleanupAccess, deleteAccess, requeueAccess } from '../../admin/access.js';
 import type { AdminOptions } from '../../admin/lock.js';
+import type { Role } from '../../auth/actor.js';
 import type { AccessQueue } from '../../../machines/index.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import { DEFAULT_LIMIT } from './items.js';
@@ -111,13 +112,14 @@ function withActions<T extends AccessSummary>(item: T): T & { allowedActions: st
 type Params = { queue: AccessQueue; qid: string };
 type Act = typeof requeueAccess;
 
-function actionRoute(ctx: ApiContext, name: string, act: Act, summary: string): RouteSpec {
+function actionRoute(ctx: ApiContext, name: string, act: Act, summary: string, role: Role): RouteSpec {
   return {
     method: 'POST',
     url: `/access/:queue/:qid/${name}`,
     tag: 'operators',
     summary: `${name} access request: ${summary}`,
     mutating: true,
+    role,
     action: `${name} access request`,
     schema: { params: accessParams, body: accessActionBody, response: { 200: anyObject } },
     handler: async (request) => {
@@ -164,14 +166,21 @@ export function accessRoutes(ctx: ApiContext): RouteSpec[] {
         return withActions(await showAccess(ctx.queue, `${queue}/${qid}`));
       },
     },
-    actionRoute(ctx, 'requeue', requeueAccess, 'failed → pending (assembled again, as mrt-admin requeues)'),
-    actionRoute(ctx, 'delete', deleteAccess, 'failed or completed → deleted (cleanup removes it)'),
+    actionRoute(
+      ctx,
+      'requeue',
+      requeueAccess,
+      'failed → pending (assembled again, as mrt-admin requeues)',
+      'operator',
+    ),
+    actionRoute(ctx, 'delete', deleteAccess, 'failed or completed → deleted (cleanup removes it)', 'admin'),
     {
       method: 'POST',
       url: '/access/cleanup',
       tag: 'operators',
       summary: 'Remove completed and deleted access requests older than the retention',
       mutating: true,
+      role: 'admin',
       action: 'clean access requests',
       schema: { body: cleanupBody, response: { 200: anyObject } },
       handler: async (request) => {

@@ -12,6 +12,7 @@ import type { QueueContext } from '../../queue/tree/context.js';
 import { retryJobNow } from '../../admin/retry-now.js';
 import { QueueError } from '../../queue/tree/errors.js';
 import type { QueueName } from '../../queue/tree/paths.js';
+import type { Role } from '../../auth/actor.js';
 import { holdCollection, pauseQueue, resumeQueue } from '../../queue/locks/queue-pause.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import { actionBody, anyObject, params, type ActionBody } from '../schemas.js';
@@ -23,7 +24,10 @@ interface ActionTarget {
   prefix: string;
   param: 'jid' | 'bid' | 'queue' | 'mnemonic';
   noun: string;
-  actions: Readonly<Record<string, { act: Act; summary: string }>>;
+  /** What the actions act on, for credentials limited to collections; absent: the whole queue. */
+  reach?: RouteSpec['reach'];
+  /** Each action with the role it needs: undoing or repeating a step `operator`, losing work `admin`. */
+  actions: Readonly<Record<string, { act: Act; summary: string; role: Role }>>;
 }
 
 const TARGETS: readonly ActionTarget[] = [
@@ -31,16 +35,27 @@ const TARGETS: readonly ActionTarget[] = [
     prefix: '/jobs/:jid',
     param: 'jid',
     noun: 'job',
+    reach: 'job',
     actions: {
-      hold: { act: async (q, id, o) => ({ job: await holdJob(q, id, o) }), summary: 'pending → held' },
-      release: { act: async (q, id, o) => ({ job: await releaseJob(q, id, o) }), summary: 'held → pending' },
+      hold: {
+        act: async (q, id, o) => ({ job: await holdJob(q, id, o) }),
+        summary: 'pending → held',
+        role: 'operator',
+      },
+      release: {
+        act: async (q, id, o) => ({ job: await releaseJob(q, id, o) }),
+        summary: 'held → pending',
+        role: 'operator',
+      },
       requeue: {
         act: async (q, id, o) => ({ job: await requeueJob(q, id, o) }),
         summary: 'failed → the state after its last success (retry count + 1; a failed batch reopens)',
+        role: 'operator',
       },
       delete: {
         act: async (q, id, o) => ({ job: await deleteJob(q, id, o) }),
         summary: 'held or failed → deleted',
+        role: 'admin',
       },
       retry: {
         act: async (q, id) => {
@@ -49,11 +64,13 @@ const TARGETS: readonly ActionTarget[] = [
         },
         summary:
           'a job waiting to retry after a transient failure: its next attempt now (its retry record says when and why)',
+        role: 'operator',
       },
       fail: {
         act: (q, id, o) => failJob(q, id, { reason: o.reason }),
         summary:
           'pending or working → failed, whoever holds its lock; its storage and inventory locks are released (mrt-admin Fail); the reason becomes its message',
+        role: 'admin',
       },
     },
   },
@@ -61,19 +78,27 @@ const TARGETS: readonly ActionTarget[] = [
     prefix: '/batches/:bid',
     param: 'bid',
     noun: 'batch',
+    reach: 'batch',
     actions: {
-      hold: { act: async (q, id, o) => ({ batch: await holdBatch(q, id, o) }), summary: 'pending → held' },
+      hold: {
+        act: async (q, id, o) => ({ batch: await holdBatch(q, id, o) }),
+        summary: 'pending → held',
+        role: 'operator',
+      },
       release: {
         act: async (q, id, o) => ({ batch: await releaseBatch(q, id, o) }),
         summary: 'held → pending',
+        role: 'operator',
       },
       'update-report': {
         act: async (q, id, o) => ({ batch: await updateReport(q, id, o) }),
         summary: 'failed → update-reporting (the report is sent again)',
+        role: 'operator',
       },
       delete: {
         act: (q, id, o) => deleteBatch(q, id, o),
         summary: 'held or failed → deleted, with its jobs (what remains, cleanup removes)',
+        role: 'admin',
       },
     },
   },
@@ -85,10 +110,12 @@ const TARGETS: readonly ActionTarget[] = [
       pause: {
         act: async (q, id) => ({ queue: id, paused: true, changed: await pauseQueue(q, id as QueueName) }),
         summary: 'pause a queue: its consumers acquire nothing',
+        role: 'admin',
       },
       resume: {
         act: async (q, id) => ({ queue: id, paused: false, changed: await resumeQueue(q, id as QueueName) }),
         summary: 'resume a paused queue',
+        role: 'admin',
       },
     },
   },
@@ -96,14 +123,17 @@ const TARGETS: readonly ActionTarget[] = [
     prefix: '/collections/:mnemonic',
     param: 'mnemonic',
     noun: 'collection',
+    reach: 'collection',
     actions: {
       hold: {
         act: async (q, id) => ({ collection: id, held: true, changed: await holdCollection(q, id) }),
         summary: 'hold a collection: its pending batches and jobs go to held',
+        role: 'admin',
       },
       release: {
         act: async (q, id) => ({ collection: id, held: false, ...(await releaseCollection(q, id)) }),
         summary: 'clear the hold and release its held batches and jobs',
+        role: 'admin',
       },
     },
   },
@@ -113,8 +143,7 @@ function actionRoute(
   ctx: ApiContext,
   target: ActionTarget,
   name: string,
-  act: Act,
-  summary: string,
+  { act, summary, role }: ActionTarget['actions'][string],
 ): RouteSpec {
   const tag = target.noun === 'batch' ? 'batches' : target.noun === 'job' ? 'jobs' : 'operators';
   return {
@@ -123,6 +152,8 @@ function actionRoute(
     tag,
     summary: `${name} ${target.noun}: ${summary}`,
     mutating: true,
+    role,
+    ...(target.reach ? { reach: target.reach } : {}),
     action: `${name} ${target.noun}`,
     schema: { params: params[target.param], body: actionBody, response: { 200: anyObject } },
     handler: async (request) => {
@@ -140,8 +171,6 @@ function actionRoute(
 /** The operator actions: one POST route per action on jobs, batches, queues and collections. */
 export function adminRoutes(ctx: ApiContext): RouteSpec[] {
   return TARGETS.flatMap((target) =>
-    Object.entries(target.actions).map(([name, { act, summary }]) =>
-      actionRoute(ctx, target, name, act, summary),
-    ),
+    Object.entries(target.actions).map(([name, action]) => actionRoute(ctx, target, name, action)),
   );
 }

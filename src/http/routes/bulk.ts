@@ -1,5 +1,6 @@
 import { runBulk } from '../../admin/bulk/run.js';
 import { BULK_ACTIONS, type BulkAction, type BulkFilter } from '../../admin/bulk/filter.js';
+import { auditBulkItem } from '../audit.js';
 import type { ApiContext, RouteSpec } from '../deps.js';
 import { bulkBody, bulkParams, bulkReport, type BulkBody } from '../schemas.js';
 
@@ -27,6 +28,8 @@ export function bulkRoutes(ctx: ApiContext): RouteSpec[] {
       tag: 'jobs',
       summary: `${BULK_ACTIONS.join(', ')} every job matching a filter (batch, collection, profile, state): a dry run unless dryRun is false; per-item outcomes and counts`,
       mutating: true,
+      role: 'admin',
+      reach: 'bulk',
       action: 'bulk action',
       schema: {
         params: bulkParams(BULK_ACTIONS),
@@ -39,7 +42,8 @@ export function bulkRoutes(ctx: ApiContext): RouteSpec[] {
         const dryRun = body.dryRun !== false;
         const filter = filterOf(body);
         if (!dryRun) request.log.info({ action: `bulk ${action}`, filter }, 'operator action');
-        return runBulk(ctx.queue, action, filter, { dryRun });
+        const onItem = dryRun ? undefined : auditBulkItem(ctx, request, `bulk ${action}`, body.reason);
+        return runBulk(ctx.queue, action, filter, { dryRun, ...(onItem ? { onItem } : {}) });
       },
     },
   ];

@@ -113,6 +113,8 @@ function submitRoute(ctx: ApiContext): RouteSpec {
     summary:
       'Submit a batch (pending until an engine takes it); the same submission under a known uuid returns its batch, another one is refused (409)',
     mutating: true,
+    role: 'submit',
+    reach: 'submission',
     schema: { body: submitBody, response: { 200: submitted, 201: submitted } },
     handler: async (request, reply) => {
       const body = request.body as SubmitBody;

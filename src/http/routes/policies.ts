@@ -42,7 +42,7 @@ const keyParam: JsonSchema = {
 };
 
 /** `PUT <url>`: replaces a policy, checked by its schema (400 naming the field), over `version` if given. */
-function replaceRoute(
+export function replaceRoute(
   ctx: ApiContext,
   url: string,
   path: string,
@@ -55,6 +55,7 @@ function replaceRoute(
     tag: 'operators',
     summary: `Replace the ${what} (every engine applies it at once)`,
     mutating: true,
+    role: 'admin',
     action: `set ${what}`,
     schema: { body: policyBody, response: { 200: anyObject } },
     handler: async (request) => {
@@ -107,6 +108,7 @@ export function policyRoutes(ctx: ApiContext): RouteSpec[] {
       tag: 'operators',
       summary: "Change one key's weight or cap (a collection's, by default)",
       mutating: true,
+      role: 'admin',
       action: 'change share',
       schema: { params: keyParam, body: shareBody, response: { 200: anyObject } },
       handler: async (request) => {

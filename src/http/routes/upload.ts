@@ -50,6 +50,8 @@ export function uploadRoute(ctx: ApiContext): RouteSpec {
     tag: 'batches',
     summary: 'Submit a batch by uploading its checkm manifest (text/plain)',
     mutating: true,
+    role: 'submit',
+    reach: 'submission',
     consumes: 'text/plain',
     schema: {
       querystring: uploadQuery,

@@ -197,6 +197,7 @@ export function windowRoutes(ctx: ApiContext): RouteSpec[] {
       tag: 'operators',
       summary: 'Create or replace a maintenance window (201 when created); every engine applies it',
       mutating: true,
+      role: 'admin',
       action: 'set window',
       schema: {
         params: nameParams,
@@ -228,6 +229,7 @@ export function windowRoutes(ctx: ApiContext): RouteSpec[] {
       tag: 'operators',
       summary: 'Delete a maintenance window; a hold it placed is lifted by the engines',
       mutating: true,
+      role: 'admin',
       action: 'delete window',
       schema: {
         params: nameParams,
@@ -249,6 +251,7 @@ export function windowRoutes(ctx: ApiContext): RouteSpec[] {
       tag: 'operators',
       summary: 'Skip the occurrence in force now (its hold is lifted), else the next one',
       mutating: true,
+      role: 'admin',
       action: 'skip window',
       schema: {
         params: nameParams,

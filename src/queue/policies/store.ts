@@ -16,6 +16,8 @@ export const RETRY_POLICY = `${POLICIES}/retry`;
 export const SHARES_POLICY = `${POLICIES}/shares`;
 /** Maintenance windows, one child node per window (src/queue/windows). */
 export const WINDOWS = `${POLICIES}/windows`;
+/** Alert thresholds: which rules fire when (src/alerts/policy.ts). */
+export const ALERTS_POLICY = `${POLICIES}/alerts`;
 
 /** A policy as read: its value (defaults when the node is absent) and the node's version (-1: absent). */
 export interface StoredPolicy<T> {

@@ -115,13 +115,68 @@ export async function registerEngine(
       following.unsubscribe();
       await pending;
       if (ctx.zk.sessionId !== registered) return; // the node went with its session
-      try {
-        await ctx.zk.delete(enginePath(id));
-      } catch (err) {
-        if (!isZkError(err, 'NO_NODE')) throw err;
-      }
+      await removeCleanly(ctx, id);
     },
   };
+}
+
+/** Clean stops `/engines`' data remembers, newest last. */
+const STOPS_KEPT = 50;
+const STOP_ATTEMPTS = 5;
+
+/** The clean stops `/engines`' data names (JSON `{"stopped":[{"id","at"}]}`); none when unreadable. */
+function decodeStops(data: Buffer | undefined): { id: string; at: string }[] {
+  try {
+    const { stopped } = decodeJsonObject(ENGINES, data);
+    if (!Array.isArray(stopped)) return [];
+    return stopped.flatMap((entry: unknown) => {
+      const { id, at } = (entry ?? {}) as Record<string, unknown>;
+      return typeof id === 'string' && typeof at === 'string' ? [{ id, at }] : [];
+    });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Removes the engine's node and names it in `/engines`' data in one multi, so that whoever sees
+ * the node go can tell a clean stop from a process that died (the alert rule `engine_gone`,
+ * src/alerts). A node already gone is fine; without `/engines`' data to write (a tree another
+ * tool made), or should it keep changing under it, the node is removed alone.
+ */
+async function removeCleanly(ctx: QueueContext, id: string): Promise<void> {
+  for (let attempt = 0; attempt < STOP_ATTEMPTS; attempt++) {
+    try {
+      const { data, stat } = await ctx.zk.getData(ENGINES);
+      const stopped = [
+        ...decodeStops(data).filter((stop) => stop.id !== id),
+        { id, at: ctx.now().toISOString() },
+      ].slice(-STOPS_KEPT);
+      await ctx.zk.multi([
+        { op: 'set', path: ENGINES, data: encodeJson({ stopped }), version: stat.version },
+        { op: 'delete', path: enginePath(id) },
+      ]);
+      return;
+    } catch (err) {
+      if (isZkError(err, 'NO_NODE')) break; // `/engines` or the node itself: the delete below tells
+      if (!isZkError(err, 'BAD_VERSION')) throw err;
+    }
+  }
+  try {
+    await ctx.zk.delete(enginePath(id));
+  } catch (err) {
+    if (!isZkError(err, 'NO_NODE')) throw err;
+  }
+}
+
+/** The engines that removed their node on a clean stop (the last {@link STOPS_KEPT}), by id. */
+export async function cleanlyStoppedEngines(ctx: QueueContext): Promise<Set<string>> {
+  try {
+    return new Set(decodeStops((await ctx.zk.getData(ENGINES)).data).map((stop) => stop.id));
+  } catch (err) {
+    if (isZkError(err, 'NO_NODE')) return new Set();
+    throw err;
+  }
 }
 
 function asEngine(id: string, data: Record<string, unknown>, owner: string): EngineInfo {

@@ -94,6 +94,31 @@ async function downloadContainer(
   }
 }
 
+/**
+ * For the job's history (PREMIS fixity check and message digest calculation): digests verified
+ * against the depositor's, and those computed where none was given, counted by algorithm. A
+ * container's own digest is the one verified; its entries' are computed.
+ */
+function digestCounts(
+  given: readonly ObjectFile[],
+  files: readonly DownloadedFile[],
+  container: boolean,
+): { verified: Record<string, number>; computed: Record<string, number> } {
+  const verified: Record<string, number> = {};
+  const computed: Record<string, number> = {};
+  const count = (into: Record<string, number>, algorithm: string): void => {
+    into[algorithm] = (into[algorithm] ?? 0) + 1;
+  };
+  if (container) {
+    const digest = given[0]?.digest;
+    if (digest) count(verified, digest.algorithm);
+    for (const file of files) count(computed, file.digest.algorithm);
+  } else {
+    files.forEach((file, index) => count(given[index]?.digest ? verified : computed, file.digest.algorithm));
+  }
+  return { verified, computed };
+}
+
 /** Removes what an earlier, interrupted run may have left, so every run starts clean. */
 async function clean(dir: string): Promise<void> {
   await rm(join(dir, DOWNLOAD_RECORD), { force: true });
@@ -121,7 +146,7 @@ async function writeRecord(dir: string, record: DownloadRecord): Promise<void> {
  * Returns the bytes really downloaded (unpacked, for a container).
  */
 export function createDownloadStep(deps: DownloadDeps): MerrittJobSteps['download'] {
-  return async ({ job, signal, log }) => {
+  return async ({ job, signal, log, note }) => {
     const dir = workDirOf(deps.settings.workRoot, job.batchId, job.jobId);
     await clean(dir);
     const object = await objectOf(job, deps.fetcher, signal);
@@ -135,6 +160,11 @@ export function createDownloadStep(deps: DownloadDeps): MerrittJobSteps['downloa
     const spaceNeeded = files.reduce((sum, file) => sum + file.size, 0);
     log.info({ jobId: job.jobId, files: files.length, spaceNeeded }, 'downloaded');
     annotateActiveSpan({ [Attr.bytesDownloaded]: spaceNeeded });
+    note?.({
+      files: files.length,
+      bytes: spaceNeeded,
+      ...digestCounts(object.files, files, object.container),
+    });
     return { spaceNeeded };
   };
 }

@@ -111,7 +111,7 @@ async function stageFiles(deps: StoreDeps, rows: ManifestRow[], workDir: string,
  * the working directory. Idempotent: storage returns the version that already holds these files.
  */
 export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
-  return async ({ job, signal, log }) => {
+  return async ({ job, signal, log, note }) => {
     const handOff = requireStoreNode(job.jobId, job.store);
     const workDir = jobWorkDir(deps.settings, job);
     const rows = await readManifest(deps, handOff.manifest_url, workDir, signal);
@@ -132,6 +132,7 @@ export function createStoreStep(deps: StoreDeps): MerrittJobSteps['store'] {
           : deps.storage.store({ ark, workDir, files, signal, node, jobId }),
     );
     await writeStoredVersion(workDir, { ark, ...stored });
+    note?.({ storage: `node ${handOff.node}`, ark, version: stored.version, files: files.length });
     log.info(
       { ark, version: stored.version, action: handOff.action, node: handOff.node, deletes: deletes.length },
       'stored',

@@ -43,7 +43,11 @@ describe('operator commands', () => {
     expect((await loadJob(ctx, b)).retryCount).toBe(1);
 
     expect((await mrtq('hold', a)).code).toBe(0);
-    expect(await mrtq('delete', a)).toMatchObject({ code: 0, stdout: `${a} deleted\n` });
+    expect((await mrtq('delete', a)).code).toBe(2); // a delete needs its reason
+    expect(await mrtq('delete', a, '--reason', 'duplicate')).toMatchObject({
+      code: 0,
+      stdout: `${a} deleted\n`,
+    });
 
     expect((await mrtq('requeue', 'jid9999999999')).code).toBe(7);
     const wrongKind = await mrtq('requeue', 'bid0000000000');
@@ -141,7 +145,7 @@ describe('batch operator commands', () => {
     );
     expect((await mrtq('update-report', bid)).stdout).toBe(`${bid} update-reporting\n`);
     await driveBatch(ctx, bid, { type: 'report.done', completedJobs: 0, failedJobs: 1 });
-    expect((await mrtq('delete', bid)).stdout).toBe(`${bid} deleted\n`);
+    expect((await mrtq('delete', bid, '--reason', 'reported twice')).stdout).toBe(`${bid} deleted\n`);
     expect(await ctx.zk.exists(`/batches/${bid}`)).toBeUndefined();
   }, 60_000);
 });

@@ -127,7 +127,12 @@ describe('an operator action on a job without its bid node', () => {
     await ctx.zk.delete(`/jobs/${jid}/bid`);
     const app = createHttpApi(await apiDeps(ctx));
     try {
-      const failed = await app.inject({ method: 'POST', url: `/jobs/${jid}/fail`, headers, payload: {} });
+      const failed = await app.inject({
+        method: 'POST',
+        url: `/jobs/${jid}/fail`,
+        headers,
+        payload: { reason: 'its batch is gone' },
+      });
       expect(failed.statusCode, failed.body).toBe(200);
       expect(failed.json()).toMatchObject({ job: { jobId: jid, batchId: bid, status: 'failed' } });
       expect((await ctx.zk.getData(`/jobs/${jid}/bid`)).data?.toString()).toBe(bid);
@@ -136,7 +141,12 @@ describe('an operator action on a job without its bid node', () => {
       // Held by no batch at all: refused, saying what to write.
       await ctx.zk.delete(`/jobs/${jid}/bid`);
       await ctx.zk.delete(`/batches/${bid}/states/batch-failed/${jid}`);
-      const refused = await app.inject({ method: 'POST', url: `/jobs/${jid}/delete`, headers, payload: {} });
+      const refused = await app.inject({
+        method: 'POST',
+        url: `/jobs/${jid}/delete`,
+        headers,
+        payload: { reason: 'orphaned' },
+      });
       expect(refused.statusCode).toBe(422);
       expect(refused.json<{ message: string }>().message).toContain(
         `/jobs/${jid}/bid is missing and no batch lists job ${jid}`,

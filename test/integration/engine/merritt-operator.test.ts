@@ -114,7 +114,12 @@ describe('pause and operator actions with Merritt’s semantics (merritt-protoco
       });
       expect(ok.statusCode).toBe(200);
       expect(ok.json()).toMatchObject({ job: { status: 'failed', message: 'failed by an operator: stuck' } });
-      const again = await app.inject({ method: 'POST', url: `/jobs/${jid}/fail`, headers, payload: {} });
+      const again = await app.inject({
+        method: 'POST',
+        url: `/jobs/${jid}/fail`,
+        headers,
+        payload: { reason: 'twice' },
+      });
       expect(again.statusCode).toBe(409);
     } finally {
       await app.close();

@@ -165,7 +165,9 @@ describe('bulk actions through the API (POST /jobs/bulk/:action), on a real ZooK
     expect(dry.items).toEqual([
       { jid: elsewhere.jids[0], bid: elsewhere.bid, from: 'failed', outcome: 'would', to: 'deleted' },
     ]);
-    const deleted = (await bulk('delete', { collection: 'coll-b', dryRun: false })).json<BulkReport>();
+    const deleted = (
+      await bulk('delete', { collection: 'coll-b', dryRun: false, reason: 'withdrawn' })
+    ).json<BulkReport>();
     expect(deleted.counts).toMatchObject({ matched: 1, done: 1, refused: 0 });
     expect((await loadJob(ctx, elsewhere.jids[0]!)).status).toBe('deleted');
     expect(await ctx.zk.getChildren(`/batches/${elsewhere.bid}/states/batch-deleted`)).toEqual([

@@ -170,11 +170,12 @@ describe('the API end to end: a real listening server and a real engine (simulat
       batch: { status: 'update-reporting' },
     });
     await waitBatch(bid, 'failed');
-    expect((await http.post(`/jobs/${failed.jid}/delete`)).body).toMatchObject({
+    expect((await http.post(`/jobs/${failed.jid}/delete`, { reason: 'bad source' })).body).toMatchObject({
       job: { status: 'deleted' },
     });
     const deleted = await http.post<{ batch: { status: string }; removedJobs: string[] }>(
       `/batches/${bid}/delete`,
+      { reason: 'resubmitted' },
     );
     expect(deleted.body.batch.status).toBe('deleted');
     expect(deleted.body.removedJobs).toHaveLength(2);
@@ -284,8 +285,13 @@ describe('the API end to end: a real listening server and a real engine (simulat
         // Retry policies and fair shares (issue 34).
         ...['GET /retries', 'GET /policies/retry', 'PUT /policies/retry'],
         ...['GET /policies/shares', 'PUT /policies/shares', 'POST /policies/shares/{key}'],
+        // Alert rules and their thresholds (issue 35).
+        ...['GET /alerts', 'GET /policies/alerts', 'PUT /policies/alerts'],
         ...['GET /access', 'GET /access/{queue}/{qid}', 'POST /access/cleanup'],
         ...actions('/access/{queue}/{qid}', ['requeue', 'delete']),
+        // The caller's credential, the audit log and the histories (issue 35).
+        'GET /whoami',
+        ...['GET /audit', 'GET /jobs/{jid}/history', 'GET /batches/{bid}/history'],
         // What the dashboard (/ui) reads besides the items.
         ...[
           'GET /overview',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createHttpApi, type HttpApiDeps } from '../../../src/http/index.js';
-import { hashPassword } from '../../../src/http/merritt/basic-auth.js';
+import { hashPassword } from '../../../src/auth/password-hash.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { apiDeps } from './api-fixture.js';
 

@@ -186,6 +186,8 @@ describe.skipIf(browserMissing())(
       await page.locator('#token-input').fill(TOKEN);
       await page.locator('#token-input').press('Enter');
       await page.getByText('Token set for this browser session.').waitFor();
+      // GET /whoami names the credential beside the form: MRTQ_API_TOKEN is the admin `token`.
+      await page.locator('#token-whoami', { hasText: 'Signed in as token (role admin).' }).waitFor();
 
       // Escape cancels: nothing is sent.
       await page.getByRole('button', { name: 'Requeue job' }).focus();
@@ -269,6 +271,7 @@ describe.skipIf(browserMissing())(
 
         await other.locator('#token-input').fill('not-the-token');
         await other.getByRole('button', { name: 'Use token' }).click();
+        await other.locator('#token-whoami', { hasText: 'The server does not take this token.' }).waitFor();
         await other.getByRole('button', { name: 'Hold batch' }).click();
         await other.locator('#notice-text', { hasText: 'not valid' }).waitFor();
         expect(await other.locator('#notice-text').textContent()).toBe(

@@ -91,7 +91,9 @@ describe('committing through the item runner', () => {
       const { deps, kind, ledger, released } = runner();
       const { make, hooks } = attempt(new QueueError(code, 'stale'));
       expect(await commitItem(deps, kind, held, event, make)).toBeUndefined();
-      expect(ledger).toEqual([{ kind: 'discard', ...base, event: 'thing.done', reason: code }]);
+      expect(ledger).toEqual([
+        { kind: 'discard', ...base, event: 'thing.done', reason: code, message: 'stale' },
+      ]);
       expect(hooks.failed).toHaveBeenCalledOnce();
       expect(released).toHaveBeenCalledWith(lock.path, 0);
     },
@@ -120,7 +122,13 @@ describe('committing through the item runner', () => {
     expect(await commitItem(twice.deps, twice.kind, held, event, given.make)).toBeUndefined();
     expect(given.hooks.writes).toBe(2);
     expect(twice.ledger).toEqual([
-      { kind: 'discard', ...base, event: 'thing.done', reason: 'commit outcome unknown (not-applied)' },
+      {
+        kind: 'discard',
+        ...base,
+        event: 'thing.done',
+        reason: 'commit outcome unknown (not-applied)',
+        message: lost().message,
+      },
     ]);
     expect(twice.released).toHaveBeenCalledOnce();
   });
@@ -137,7 +145,9 @@ describe('committing through the item runner', () => {
     const refused = new QueueError('INVALID_TRANSITION', 'no');
     const { make } = attempt(refused);
     await expect(commitItem(deps, kind, held, event, make)).rejects.toBe(refused);
-    expect(ledger).toEqual([{ kind: 'discard', ...base, event: 'thing.done', reason: 'commit error' }]);
+    expect(ledger).toEqual([
+      { kind: 'discard', ...base, event: 'thing.done', reason: 'commit error', message: 'no' },
+    ]);
     expect(released).toHaveBeenCalledOnce();
   });
 });
@@ -165,7 +175,9 @@ describe('stepping through the item runner', () => {
     const run = vi.fn(() => Promise.resolve(event));
     expect(await stepItem(deps, kind, held, run)).toEqual({ ran: false, reason: 'stalled' });
     expect(run).not.toHaveBeenCalled();
-    expect(ledger).toEqual([{ kind: 'discard', ...base, reason: 'stalled' }]);
+    expect(ledger).toEqual([
+      { kind: 'discard', ...base, reason: 'stalled', message: 'step aborted: lock lost while stalled' },
+    ]);
     expect(released).toHaveBeenCalledOnce();
   });
 

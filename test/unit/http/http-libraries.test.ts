@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { of } from 'rxjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merrittJobLifecycle } from '../../../machines/index.js';
+import { credentialStore } from '../../../src/auth/credential-store.js';
 import { openApiRoute, serveRoutes } from '../../../src/http/app.js';
 import type { RouteSpec } from '../../../src/http/deps.js';
 import { createHttpApi } from '../../../src/http/index.js';
@@ -46,7 +47,11 @@ describe('the OpenAPI document (@fastify/swagger)', () => {
       handler: (request) => Promise.resolve({ poked: (request.params as { name: string }).name }),
     };
     const app = Fastify();
-    serveRoutes(app, [probe, openApiRoute()], 'secret');
+    serveRoutes(app, [probe, openApiRoute()], {
+      credentials: credentialStore({ apiToken: 'secret' }),
+      queue,
+      profiles,
+    });
     try {
       const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json<{
         paths: Record<string, Record<string, Record<string, unknown>>>;

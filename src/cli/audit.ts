@@ -1,0 +1,124 @@
+/**
+ * The operator commands' lines in the audit log (issue 35): who (`user@host` at this terminal;
+ * ZooKeeper's ACLs, not a role, decide what a CLI may do), what, which item, why, the item's
+ * state before and after, and the outcome. Loaded when a command runs (see lazy.ts).
+ */
+import { hostname, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { AuditLog } from '../audit/audit-log.js';
+import { needsReason, type AuditRecord } from '../audit/entry.js';
+import { itemState } from '../audit/item-state.js';
+import type { Config } from '../config/config.js';
+import { HISTORY_KIND } from '../history/entry.js';
+import { HistoryReader } from '../history/reader.js';
+import type { QueueContext } from '../queue/tree/context.js';
+import { CliError, ExitCode } from './exit-codes.js';
+
+/** What an operator command says of itself. */
+export interface CliAction {
+  action: string;
+  /** The item acted on, as the audit log names it (`jid…`, `queue:ingest`…). */
+  item?: string;
+  reason?: string;
+  detail?: Record<string, unknown>;
+}
+
+/** Whoever runs this command: the login name and host. */
+export function cliActor(): AuditRecord['actor'] {
+  let user: string;
+  try {
+    user = userInfo().username;
+  } catch {
+    // No passwd entry for this uid (a container): the uid is all there is.
+    user = `uid${process.getuid?.() ?? ''}`;
+  }
+  return { name: `${user}@${hostname()}`, via: 'cli' };
+}
+
+/** The audit log as this command writes and reads it (its records folder, and other hosts'). */
+export function cliAuditLog(config: Config, queue: Pick<QueueContext, 'log'>): AuditLog {
+  const { records } = config;
+  return new AuditLog({
+    dir: join(records.dir, 'audit'),
+    readDirs: [records.dir, ...records.readDirs].map((dir) => join(dir, 'audit')),
+    process: `cli-${hostname()}-${process.pid}`,
+    retentionMs: records.auditRetentionMs,
+    log: queue.log,
+  });
+}
+
+/** The histories as this command reads them (every records folder it knows). */
+export function cliHistory(config: Config, queue: Pick<QueueContext, 'log'>): HistoryReader {
+  const { records } = config;
+  const dirs = [records.dir, ...records.readDirs].map((dir) => join(dir, HISTORY_KIND));
+  return new HistoryReader(dirs, cliAuditLog(config, queue));
+}
+
+/** A destructive action without its reason is refused before anything is done. */
+export function requireReason(what: CliAction): void {
+  if (needsReason(what.action) && (what.reason === undefined || what.reason.trim() === ''))
+    throw new CliError(`${what.action} needs --reason <text> (it is kept in the audit log)`, ExitCode.usage);
+}
+
+/** What the line keeps of the work's result. */
+export interface AuditedResult<T> {
+  /** The item the work made, for one that names none. */
+  created?(result: T): string | undefined;
+  /** Counts and the like, added to the line's detail. */
+  detail?(result: T): Record<string, unknown>;
+}
+
+/**
+ * Runs an operator command's work and writes its line: the item's state is read before and after.
+ */
+export async function audited<T>(
+  config: Config,
+  queue: QueueContext,
+  what: CliAction,
+  work: () => Promise<T>,
+  result: AuditedResult<T> = {},
+): Promise<T> {
+  requireReason(what);
+  const log = cliAuditLog(config, queue);
+  const before = what.item ? await itemState(queue, what.item) : undefined;
+  const line = (extra: Partial<AuditRecord> & Pick<AuditRecord, 'outcome'>): void =>
+    log.record({
+      actor: cliActor(),
+      action: what.action,
+      ...(what.reason !== undefined ? { reason: what.reason } : {}),
+      ...(what.detail ? { detail: what.detail } : {}),
+      ...extra,
+    });
+  try {
+    const done = await work();
+    const item = what.item ?? result.created?.(done);
+    const after = item ? await itemState(queue, item) : undefined;
+    const batch = (after ?? before)?.batch;
+    const detail = { ...what.detail, ...(batch ? { batch } : {}), ...result.detail?.(done) };
+    line({
+      ...(item ? { item } : {}),
+      ...(before ? { before: before.state } : {}),
+      ...(after ? { after: after.state } : {}),
+      ...(Object.keys(detail).length > 0 ? { detail } : {}),
+      outcome: 'done',
+    });
+    return done;
+  } catch (err) {
+    const refused = err instanceof Error && 'code' in err && typeof err.code === 'string';
+    line({
+      ...(what.item ? { item: what.item } : {}),
+      ...(before ? { before: before.state, after: before.state } : {}),
+      ...(before?.batch ? { detail: { ...what.detail, batch: before.batch } } : {}),
+      outcome: refused ? 'refused' : 'error',
+      error:
+        err instanceof Error
+          ? 'code' in err
+            ? `${String(err.code)}: ${err.message}`
+            : err.message
+          : String(err),
+    });
+    throw err;
+  } finally {
+    await log.close();
+  }
+}
