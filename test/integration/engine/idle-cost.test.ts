@@ -77,7 +77,7 @@ describe('an idle engine beside every kind of bad data', () => {
     const before = await counters(url);
     const cpuBefore = cpuSecondsOf(engine.pid);
     const startedAt = performance.now();
-    await sleep(12_000);
+    await sleep(20_000);
     const cpuSeconds = cpuSecondsOf(engine.pid) - cpuBefore;
     const seconds = (performance.now() - startedAt) / 1000;
     const after = await counters(url);
