@@ -1,4 +1,5 @@
 /* global document, URLSearchParams, FormData */
+import { notify } from './actions.js';
 import { getJson } from './api.js';
 import { fill, h, table, when } from './dom.js';
 
@@ -10,8 +11,10 @@ const SINCE = [
   ['24h', 'the last day'],
   ['7d', 'the last week'],
   ['30d', 'the last 30 days'],
-  ['', 'all kept'],
+  ['all', 'all kept'],
 ];
+/** The age shown when the URL names none. */
+const SINCE_DEFAULT = '7d';
 
 const itemLink = (item) =>
   item?.startsWith('jid')
@@ -52,7 +55,7 @@ export async function renderAudit(main, { query }) {
     'select',
     { name: 'since', id: 'audit-since' },
     SINCE.map(([value, label]) =>
-      h('option', { value, selected: (params.get('since') ?? '7d') === value }, label),
+      h('option', { value, selected: (params.get('since') ?? SINCE_DEFAULT) === value }, label),
     ),
   );
   const results = h('div', { id: 'audit-results' });
@@ -67,7 +70,10 @@ export async function renderAudit(main, { query }) {
           const chosen = new URLSearchParams();
           for (const [name, value] of new FormData(event.target))
             if (value !== '') chosen.set(name, String(value));
-          document.location.hash = `#/audit?${chosen}`;
+          const next = `#/audit?${chosen}`;
+          // The same filters again: read the log again (the hash would not change, nor the view).
+          if (document.location.hash === next) reload();
+          else document.location.hash = next;
         },
       },
     },
@@ -82,8 +88,8 @@ export async function renderAudit(main, { query }) {
   const load = async () => {
     const asked = new URLSearchParams();
     for (const name of ['item', 'actor', 'action']) if (params.get(name)) asked.set(name, params.get(name));
-    const age = params.get('since') ?? '7d';
-    if (age) asked.set('since', age);
+    const age = params.get('since') ?? SINCE_DEFAULT;
+    if (age !== 'all') asked.set('since', age);
     asked.set('limit', '500');
     const answer = await getJson(`/audit?${asked}`);
     const entries = [...answer.entries].reverse();
@@ -106,6 +112,7 @@ export async function renderAudit(main, { query }) {
       }),
     );
   };
+  const reload = () => load().catch((err) => notify('error', `Could not read the audit log: ${err.message}`));
   await load();
-  return { refresh: () => void load() };
+  return { refresh: reload };
 }

@@ -40,12 +40,30 @@ function retryFacts(retry) {
   ]);
 }
 
+/** A job removed from ZooKeeper (a cleanup, a batch deleted) keeps its history for the journals' retention. */
+const GONE =
+  'No job by this id in ZooKeeper (a cleanup removes finished ones): what its history kept is below.';
+
+/** GET /jobs/:jid, or undefined when the job is not in ZooKeeper (404). */
+async function jobOrGone(id) {
+  try {
+    return await getJson(`/jobs/${encodeURIComponent(id)}`);
+  } catch (err) {
+    if (err.status === 404) return undefined;
+    throw err;
+  }
+}
+
 export async function renderJob(main, { id }) {
   const body = h('div', { id: 'job' });
   const history = historySection('job', id);
   const refresh = async () => {
     void history.reload();
-    const item = await getJson(`/jobs/${encodeURIComponent(id)}`);
+    const item = await jobOrGone(id);
+    if (!item) {
+      fill(body, h('p', { id: 'job-gone', class: 'muted' }, GONE));
+      return;
+    }
     const { job } = item;
     fill(
       body,
