@@ -5,12 +5,13 @@
  */
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { AuditLog } from '../audit/audit-log.js';
+import { AUDIT_KIND, AuditLog } from '../audit/audit-log.js';
 import { needsReason, type AuditRecord } from '../audit/entry.js';
 import { itemState } from '../audit/item-state.js';
 import type { Config } from '../config/config.js';
 import { HISTORY_KIND } from '../history/entry.js';
 import { HistoryReader } from '../history/reader.js';
+import { recordDirs } from '../history/records.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { CliError, ExitCode } from './exit-codes.js';
 
@@ -39,8 +40,8 @@ export function cliActor(): AuditRecord['actor'] {
 export function cliAuditLog(config: Config, queue: Pick<QueueContext, 'log'>): AuditLog {
   const { records } = config;
   return new AuditLog({
-    dir: join(records.dir, 'audit'),
-    readDirs: [records.dir, ...records.readDirs].map((dir) => join(dir, 'audit')),
+    dir: join(records.dir, AUDIT_KIND),
+    readDirs: recordDirs(records, AUDIT_KIND),
     process: `cli-${hostname()}-${process.pid}`,
     retentionMs: records.auditRetentionMs,
     log: queue.log,
@@ -50,8 +51,7 @@ export function cliAuditLog(config: Config, queue: Pick<QueueContext, 'log'>): A
 /** The histories as this command reads them (every records folder it knows). */
 export function cliHistory(config: Config, queue: Pick<QueueContext, 'log'>): HistoryReader {
   const { records } = config;
-  const dirs = [records.dir, ...records.readDirs].map((dir) => join(dir, HISTORY_KIND));
-  return new HistoryReader(dirs, cliAuditLog(config, queue));
+  return new HistoryReader(recordDirs(records, HISTORY_KIND), cliAuditLog(config, queue));
 }
 
 /** A destructive action without its reason is refused before anything is done. */

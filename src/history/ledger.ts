@@ -4,7 +4,8 @@ import type { HistoryEntry } from './entry.js';
 
 /** Starts kept for the duration of steps; one per item and status version at work in this process. */
 interface Started {
-  at: string;
+  /** Date.now() and performance.now() at the start: formatted only when the step's line is written. */
+  wall: number;
   t: number;
 }
 
@@ -20,7 +21,7 @@ export function historyLedger(writer: Pick<JournalWriter, 'write'>, engine: stri
   return {
     record(entry) {
       if (entry.kind === 'start') {
-        starts.set(keyOf(entry), { at: new Date().toISOString(), t: performance.now() });
+        starts.set(keyOf(entry), { wall: Date.now(), t: performance.now() });
         return;
       }
       const key = keyOf(entry);
@@ -33,7 +34,9 @@ export function historyLedger(writer: Pick<JournalWriter, 'write'>, engine: stri
         outcome: entry.kind === 'commit' ? 'committed' : 'discarded',
         ...(entry.to !== undefined ? { to: entry.to } : {}),
         ...(entry.event !== undefined ? { event: entry.event } : {}),
-        ...(start ? { started: start.at, ms: Math.round(performance.now() - start.t) } : {}),
+        ...(start
+          ? { started: new Date(start.wall).toISOString(), ms: Math.round(performance.now() - start.t) }
+          : {}),
         engine,
         ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
         ...(entry.message !== undefined ? { message: entry.message } : {}),

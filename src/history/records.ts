@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { AuditLog } from '../audit/audit-log.js';
+import { AUDIT_KIND, AuditLog } from '../audit/audit-log.js';
 import type { Ledger } from '../engine/ledger.js';
 import { JournalWriter } from '../journal/writer.js';
 import { HISTORY_KIND } from './entry.js';
@@ -25,13 +25,16 @@ export interface Records {
   close(): Promise<void>;
 }
 
+/** The folders of `kind` every reader merges: this process's records folder's, then the others'. */
+export function recordDirs(settings: Pick<RecordsSettings, 'dir' | 'readDirs'>, kind: string): string[] {
+  return [settings.dir, ...settings.readDirs].map((dir) => join(dir, kind));
+}
+
 /** Opens the records of process `writer` (its engine id, or `cli-<host>-<pid>`). */
 export function openRecords(settings: RecordsSettings, writer: string, log: Logger): Records {
-  const dirsOf = (kind: string): string[] =>
-    [settings.dir, ...settings.readDirs].map((dir) => join(dir, kind));
   const audit = new AuditLog({
-    dir: join(settings.dir, 'audit'),
-    readDirs: dirsOf('audit'),
+    dir: join(settings.dir, AUDIT_KIND),
+    readDirs: recordDirs(settings, AUDIT_KIND),
     process: writer,
     retentionMs: settings.auditRetentionMs,
     log,
@@ -47,7 +50,7 @@ export function openRecords(settings: RecordsSettings, writer: string, log: Logg
   });
   return {
     audit,
-    history: new HistoryReader(dirsOf(HISTORY_KIND), audit),
+    history: new HistoryReader(recordDirs(settings, HISTORY_KIND), audit),
     ledger: historyLedger(historyWriter, writer),
     close: async () => {
       await Promise.all([audit.close(), historyWriter.close()]);

@@ -16,7 +16,6 @@ import type { ItemHistory } from '../../../src/history/reader.js';
 import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';
 import { eventually } from '../../support/eventually.js';
 import { queueContext } from '../../support/queue-context.js';
-import { browserMissing, launchBrowser } from '../../support/browser.js';
 import { runCli } from '../../support/run-cli.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
@@ -26,8 +25,6 @@ import { useZkChroot } from '../../support/zk-chroot.js';
 
 const chroot = useZkChroot();
 const TOKEN = 'history-test-token';
-/** The job the operator test deletes, with its reason: the dashboard test opens its page. */
-let deletedJob: { jid: string; reason: string } | undefined;
 
 describe('audit log and histories', () => {
   let dataDir: string;
@@ -146,7 +143,6 @@ describe('audit log and histories', () => {
     expect(refused.json()).toMatchObject({ error: 'REASON_REQUIRED' });
     expect((await batchJobRecords(ctx, bid))[0]!.status).toBe('failed'); // nothing was done
 
-    deletedJob = { jid: first!.jobId, reason: 'the depositor withdrew it' };
     expect(
       (await api('POST', `/jobs/${first!.jobId}/delete`, { reason: 'the depositor withdrew it' })).status,
     ).toBe(200);
@@ -199,44 +195,6 @@ describe('audit log and histories', () => {
     const history = await historyOf(first!.jobId, (h) => h.events.some((e) => e.type === 'operator'));
     expect(history.events.find((e) => e.type === 'operator')).toMatchObject({ action: 'delete job' });
   }, 90_000);
-
-  it.skipIf(browserMissing())(
-    "the dashboard: a job's History section and the Audit view",
-    async () => {
-      expect(deletedJob).toBeDefined();
-      const { jid, reason } = deletedJob!;
-      const browser = await launchBrowser();
-      try {
-        const page = await (await browser.newContext()).newPage();
-        await page.goto(`${base}/ui#/jobs/${jid}`);
-        const history = page.locator('#job-history-table');
-        await history.waitFor({ timeout: 30_000 });
-        // Its steps up to the failure, then the operator's delete with who and why.
-        await history.locator('tr[data-type="step"]').first().waitFor();
-        const operator = history.locator('tr[data-type="operator"]');
-        await operator.waitFor();
-        const text = await operator.textContent();
-        expect(text).toContain('delete job');
-        expect(text).toContain(reason);
-        expect(text).toContain('failed → deleted');
-        expect(await page.locator('#job-premis').getAttribute('href')).toBe(
-          `/jobs/${jid}/history?format=premis`,
-        );
-
-        await page.goto(`${base}/ui#/audit`);
-        await page.locator('#audit-filter').waitFor();
-        await page.locator('#audit-item').fill(jid);
-        await page.locator('#audit-filter button[type="submit"]').click();
-        const row = page.locator('#audit-table tbody tr', { hasText: reason });
-        await row.waitFor({ timeout: 30_000 });
-        expect(await page.locator('#audit-table tbody tr').count()).toBe(1);
-        expect(await row.locator(`a[href="#/jobs/${jid}"]`).count()).toBe(1);
-      } finally {
-        await browser.close();
-      }
-    },
-    90_000,
-  );
 
   it('the CLI writes its actions with the person at the terminal, and reads the log and histories', async () => {
     const paused = await runCli(['pause', 'ingest'], env());
