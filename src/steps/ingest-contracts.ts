@@ -35,6 +35,13 @@ export interface DownloadedFile {
   digest: Digest;
   /** Where it came from (for a container: the container's URL). */
   sourceUrl: string;
+  /**
+   * Its sha256 (hex) when `digest` is of another algorithm, and its MIME type: taken in the
+   * download's one pass over the bytes, so processing does not read the file again. Absent in
+   * records written before they were kept (processing then reads the file).
+   */
+  sha256?: string;
+  mimeType?: string;
 }
 
 /** What the download step leaves for processing, recording and notify. */

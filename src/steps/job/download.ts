@@ -7,6 +7,8 @@ import type { IngestSettings } from '../../config/ingest-settings.js';
 import { FetchError, IntakeError, isIntakeError } from '../intake-errors.js';
 import type { Fetcher, FetchedFile } from '../services/fetch/fetch.js';
 import { mapLimit } from '../services/fetch/limit.js';
+import { mimeTypeOf } from '../services/handoff/mime.js';
+import { DEFAULT_ALGORITHM } from '../formats/digest.js';
 import { objectOf, type ObjectFile } from './object-files.js';
 import { joinInside } from '../workdir/safe-path.js';
 import { Attr } from '../../telemetry/attributes.js';
@@ -56,11 +58,14 @@ async function downloadFiles(
     const target = joinInside(producer, file.fileName);
     await mkdir(dirname(target), { recursive: true });
     const got = await fetchNamed(deps.fetcher, file, target, fileSignal);
+    const path = `${PRODUCER_DIR}/${file.fileName}`;
     return {
-      path: `${PRODUCER_DIR}/${file.fileName}`,
+      path,
       size: got.size,
       digest: got.digest,
       sourceUrl: file.url,
+      ...(got.digest.algorithm === DEFAULT_ALGORITHM ? {} : { sha256: got.sha256 }),
+      mimeType: mimeTypeOf(path, got.head),
     };
   });
 }

@@ -9,7 +9,7 @@ import type { IngestSettings } from '../../config/ingest-settings.js';
 import { moveDeleteList, readDeleteList } from '../formats/delete-list.js';
 import { writeErcFiles } from '../formats/erc.js';
 import { inventoryNode, storeNode, type StoreTarget } from '../services/handoff/handoff.js';
-import { handOffRows } from '../services/handoff/files.js';
+import { handOffRows, type DescribedFile } from '../services/handoff/files.js';
 import { formatHandOffManifest } from '../services/handoff/manifest.js';
 import { planHandOff, type HandOffPlan } from '../services/handoff/plan.js';
 import type { Inventory } from '../services/inventory/port.js';
@@ -195,7 +195,7 @@ function storeTarget(job: JobRecord, ark: string, plan: HandOffPlan): StoreTarge
  */
 async function writeHandOffManifest(
   workDir: string,
-  files: StoreFile[],
+  files: DescribedFile[],
   plan: HandOffPlan,
   signal: AbortSignal,
 ): Promise<string> {

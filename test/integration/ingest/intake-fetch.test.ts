@@ -67,7 +67,13 @@ describe('fetching over HTTP', () => {
       signal: signal(),
       expected: { size: body.length, digest: { algorithm: 'md5', value: md5(body) } },
     });
-    expect(got).toEqual({ size: body.length, digest: { algorithm: 'md5', value: md5(body) } });
+    // The same pass gives the sha256 storage needs and the first bytes for the MIME type.
+    expect(got).toEqual({
+      size: body.length,
+      digest: { algorithm: 'md5', value: md5(body) },
+      sha256: createHash('sha256').update(body).digest('hex'),
+      head: body.subarray(0, 8192),
+    });
     expect((await readFile(path)).equals(body)).toBe(true);
   });
 
@@ -272,7 +278,12 @@ describe('fetching file:// URLs', () => {
     expect(await fetcher.text(url('root', 'sub', 'inside.txt'), { signal: signal() })).toBe('inside');
     const out = join(dir, 'copy.txt');
     const got = await fetcher.toFile(url('root', 'sub', 'inside.txt'), out, { signal: signal() });
-    expect(got).toEqual({ size: 6, digest: { algorithm: 'sha256', value: sha256('inside') } });
+    expect(got).toEqual({
+      size: 6,
+      digest: { algorithm: 'sha256', value: sha256('inside') },
+      sha256: sha256('inside'),
+      head: Buffer.from('inside'),
+    });
     expect(await fetcher.head(url('root', 'sub', 'inside.txt'), signal())).toBe(6);
   });
 

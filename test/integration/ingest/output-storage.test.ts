@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -62,6 +62,8 @@ describe('the local object store', () => {
     expect(again).toEqual(first);
     expect((await readdir(objectDir())).filter((n) => n.startsWith('v'))).toEqual(['v1']);
 
+    // A new download replaces a file (the fetcher unlinks first); v1 holds a link to the old one.
+    await rm(join(workDir, 'producer', 'a.txt'));
     await writeFile(join(workDir, 'producer', 'a.txt'), 'changed\n');
     const changed = files.map((f) =>
       f.path === 'producer/a.txt'
@@ -74,13 +76,27 @@ describe('the local object store', () => {
     expect(await readFile(join(objectDir(), 'v1', 'producer', 'a.txt'), 'utf8')).toBe('hello\n');
   });
 
-  it('refuses a file that no longer matches its recorded digest, leaving no version and no temporary files', async () => {
-    await writeFile(join(workDir, 'producer', 'a.txt'), 'HELLO\n');
+  it('takes the downloaded files without copying them: the version links the same bytes', async () => {
+    await storage().store({ ark: ARK, workDir, files, signal });
+    for (const name of Object.keys(contents)) {
+      const stored = await stat(join(objectDir(), 'v1', 'producer', name));
+      const downloaded = await stat(join(workDir, 'producer', name));
+      expect(stored.ino).toBe(downloaded.ino);
+      expect(stored.nlink).toBe(2);
+    }
+    // Completion removes the working directory; the stored version keeps its bytes.
+    await rm(workDir, { recursive: true });
+    expect(await readFile(join(objectDir(), 'v1', 'producer', 'a.txt'), 'utf8')).toBe('hello\n');
+  });
+
+  it('refuses a file whose size is not the recorded one, leaving no version and no temporary files', async () => {
+    await rm(join(workDir, 'producer', 'a.txt'));
+    await writeFile(join(workDir, 'producer', 'a.txt'), 'HELLO!\n');
     const err: unknown = await storage()
       .store({ ark: ARK, workDir, files, signal })
       .catch((e: unknown) => e);
     expect(isOutputError(err, 'DIGEST_MISMATCH')).toBe(true);
-    expect((err as Error).message).toMatch(/producer\/a\.txt: expected 6 bytes with md5 /);
+    expect((err as Error).message).toMatch(/producer\/a\.txt: expected 6 bytes with md5 \w+, found 7 bytes;/);
     expect((await readdir(objectDir())).sort()).toEqual(['ark.txt']);
   });
 

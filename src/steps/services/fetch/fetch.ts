@@ -1,11 +1,10 @@
 import { open, rm } from 'node:fs/promises';
-import type { Digest } from '../../ingest-contracts.js';
 import type { FetchSettings } from '../../../config/ingest-settings.js';
 import { DEFAULT_ALGORITHM } from '../../formats/digest.js';
 import { FetchError } from '../../intake-errors.js';
 import { createFileSource } from './file.js';
 import { createHttpSource } from './http.js';
-import { FileProgress, verify, type Expected } from './sink.js';
+import { FileProgress, verify, type Expected, type Verified } from './sink.js';
 import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../../../telemetry/attributes.js';
 import { withChildSpan } from '../../../telemetry/span.js';
@@ -25,12 +24,11 @@ export interface ToFileOptions {
   expected?: Expected;
 }
 
-/** What {@link Fetcher.toFile} wrote: size and digest, verified when expected ones were given. */
-export interface FetchedFile {
-  size: number;
-  /** In the expected digest's algorithm, else sha256. */
-  digest: Digest;
-}
+/**
+ * What {@link Fetcher.toFile} wrote: size and digest (in the expected digest's algorithm, else
+ * sha256), verified when expected ones were given; its sha256 and first bytes from the same pass.
+ */
+export type FetchedFile = Verified;
 
 /**
  * Fetches depositors' URLs: `http(s)://` (timeouts, retries with backoff, Range resume) and
@@ -102,6 +100,9 @@ export function createFetcher(settings: FetchSettings): Fetcher {
       return traced(url, 'GET', async (span) => {
         const from = source(url);
         const progress = new FileProgress(expected.digest?.algorithm ?? DEFAULT_ALGORITHM);
+        // Unlinked first, never truncated in place: the file there may be a hard link into a stored
+        // version (the embedded store links what it stores), whose bytes must not change.
+        await rm(destPath, { force: true });
         const fh = await open(destPath, 'w');
         try {
           await from.fill(url, fh, progress, expected, signal);

@@ -6,7 +6,7 @@ import { OutputError } from '../../output-errors.js';
 import { writeFileAtomic } from '../../workdir/files.js';
 import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries } from './layout.js';
 import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './port.js';
-import { copyVerified } from './copy.js';
+import { makeDurable, placeFiles, syncDirectory } from './copy.js';
 import { isUpdateApplied, planUpdate } from './update.js';
 import { formatStorageManifest, sameEntries, type ManifestEntry } from '../../formats/storage-manifest.js';
 
@@ -51,12 +51,14 @@ async function removeLeftovers(dir: string): Promise<void> {
   );
 }
 
-/** Files a new version copies from one directory (the job's working directory, or an earlier version). */
+/** Files a new version takes from one directory (the job's working directory, or an earlier version). */
 interface VersionSource {
   root: string;
   files: readonly ManifestEntry[];
   /** What a file that does not match its recorded digest means here. */
   hint?: string;
+  /** Read each file for its digest before taking it (an earlier version's: its bytes were not just verified). */
+  verify?: boolean;
 }
 
 /** Builds `v<version>` in a temporary directory and renames it into place; false when that version appeared meanwhile. */
@@ -69,13 +71,20 @@ async function writeVersion(
   const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
     const entries: ManifestEntry[] = [];
-    for (const { root, files, hint } of sources)
-      entries.push(...(await copyVerified(root, temp, files, signal, hint)));
+    for (const { root, files, hint, verify } of sources)
+      entries.push(...(await placeFiles(root, temp, files, signal, { hint, verify })));
     const finalDir = join(dir, `v${version}`);
     const manifest = formatStorageManifest(entries, (path) => pathToFileURL(join(finalDir, path)).href);
     await writeFileAtomic(join(temp, MANIFEST_NAME), manifest);
+    await makeDurable(
+      temp,
+      entries.map((entry) => join(temp, entry.path)),
+      signal,
+    );
     signal.throwIfAborted();
-    return await renameUnlessTaken(temp, finalDir);
+    if (!(await renameUnlessTaken(temp, finalDir))) return false;
+    await syncDirectory(dir);
+    return true;
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
@@ -132,6 +141,7 @@ export function createLocalStorage(dataDir: string): Storage & Required<Pick<Sto
             root: join(dir, `v${last}`),
             files: plan.carried,
             hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
+            verify: true,
           },
           { root: request.workDir, files: plan.added },
         ];
