@@ -81,11 +81,21 @@ export function formatDublinCore(object: ObjectDescription): string {
 
 /**
  * Writes both files into the working directory (atomically, so a re-run after a crash rewrites
- * the same bytes) and returns their paths relative to it. Nothing time-dependent goes in: the
- * same object always gives the same files, hence the same storage manifest.
+ * the same bytes; without an fsync: the store makes what it stores durable) and returns their
+ * paths relative to it with their bytes, so they are described without being read back. Nothing
+ * time-dependent goes in: the same object always gives the same files, hence the same storage
+ * manifest.
  */
-export async function writeErcFiles(workDir: string, object: ObjectDescription): Promise<string[]> {
-  await writeFileAtomic(join(workDir, ERC_FILE), formatErc(object));
-  await writeFileAtomic(join(workDir, DC_FILE), formatDublinCore(object));
-  return [ERC_FILE, DC_FILE];
+export async function writeErcFiles(
+  workDir: string,
+  object: ObjectDescription,
+): Promise<Array<{ path: string; data: Buffer }>> {
+  const files = [
+    { path: ERC_FILE, data: Buffer.from(formatErc(object)) },
+    { path: DC_FILE, data: Buffer.from(formatDublinCore(object)) },
+  ];
+  await Promise.all(
+    files.map((file) => writeFileAtomic(join(workDir, file.path), file.data, { durable: false })),
+  );
+  return files;
 }

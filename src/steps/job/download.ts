@@ -1,4 +1,4 @@
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import { unpackContainer } from '../formats/containers/containers.js';
@@ -56,7 +56,7 @@ async function downloadFiles(
   const producer = join(dir, PRODUCER_DIR);
   return mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, fileSignal) => {
     const target = joinInside(producer, file.fileName);
-    await mkdir(dirname(target), { recursive: true });
+    if (dirname(target) !== producer) await mkdir(dirname(target), { recursive: true });
     const got = await fetchNamed(deps.fetcher, file, target, fileSignal);
     const path = `${PRODUCER_DIR}/${file.fileName}`;
     return {
@@ -124,13 +124,25 @@ function digestCounts(
   return { verified, computed };
 }
 
-/** Removes what an earlier, interrupted run may have left, so every run starts clean. */
+/** What a run of this step writes into the working directory. */
+const DOWNLOAD_OUTPUTS = new Set([DOWNLOAD_RECORD, PRODUCER_DIR, CONTAINER_DIR, `${DOWNLOAD_RECORD}.tmp`]);
+
+/**
+ * Removes what an earlier, interrupted run may have left, so every run starts clean: the record
+ * first (so it never stands over a partial download), then the rest. One listing when there is
+ * nothing to remove, the usual case.
+ */
 async function clean(dir: string): Promise<void> {
-  await rm(join(dir, DOWNLOAD_RECORD), { force: true });
+  const names = await readdir(dir).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return [];
+    throw err;
+  });
+  const stale = names.filter((name) => DOWNLOAD_OUTPUTS.has(name));
+  if (stale.includes(DOWNLOAD_RECORD)) await rm(join(dir, DOWNLOAD_RECORD), { force: true });
   await Promise.all(
-    [PRODUCER_DIR, CONTAINER_DIR, `${DOWNLOAD_RECORD}.tmp`].map((name) =>
-      rm(join(dir, name), { recursive: true, force: true }),
-    ),
+    stale
+      .filter((name) => name !== DOWNLOAD_RECORD)
+      .map((name) => rm(join(dir, name), { recursive: true, force: true })),
   );
   await mkdir(join(dir, PRODUCER_DIR), { recursive: true });
 }

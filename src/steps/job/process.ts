@@ -7,7 +7,9 @@ import type { JobMetadata } from '../../queue/tree/records.js';
 import type { DownloadRecord, Profile } from '../ingest-contracts.js';
 import type { IngestSettings } from '../../config/ingest-settings.js';
 import { moveDeleteList, readDeleteList } from '../formats/delete-list.js';
+import { createHash } from 'node:crypto';
 import { writeErcFiles } from '../formats/erc.js';
+import { MIME_SNIFF_BYTES, mimeTypeOf } from '../services/handoff/mime.js';
 import { inventoryNode, storeNode, type StoreTarget } from '../services/handoff/handoff.js';
 import { handOffRows, type DescribedFile } from '../services/handoff/files.js';
 import { formatHandOffManifest } from '../services/handoff/manifest.js';
@@ -16,10 +18,9 @@ import type { Inventory } from '../services/inventory/port.js';
 import { splitLocalIds } from '../formats/local-ids.js';
 import type { MintRequest, Minter } from '../services/minter/port.js';
 import { OutputError } from '../output-errors.js';
-import { assertArk, digestFile, writeFileAtomic } from '../workdir/files.js';
+import { assertArk, writeFileAtomic } from '../workdir/files.js';
 import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from '../workdir/workdir.js';
 import { applyProducerErc, readProducerErc, type DescribedObject } from '../formats/producer-erc.js';
-import type { StoreFile } from '../services/storage/port.js';
 
 /** What the processing step is built from (the composition root wires the services the settings select). */
 export interface ProcessDeps {
@@ -172,14 +173,17 @@ async function chooseArk(deps: ProcessDeps, inputs: ArkInputs): Promise<string> 
   return ark;
 }
 
-async function describeSystemFiles(
-  workDir: string,
-  paths: string[],
-  signal: AbortSignal,
-): Promise<StoreFile[]> {
-  return Promise.all(
-    paths.map(async (path) => ({ path, ...(await digestFile(join(workDir, path), 'sha256', signal)) })),
-  );
+/** The files processing wrote, described from their bytes (sha256, size, MIME type): not read back. */
+function describeSystemFiles(written: ReadonlyArray<{ path: string; data: Buffer }>): DescribedFile[] {
+  return written.map(({ path, data }) => {
+    const value = createHash('sha256').update(data).digest('hex');
+    return {
+      path,
+      size: data.length,
+      digest: { algorithm: 'sha256', value },
+      mimeType: mimeTypeOf(path, data.subarray(0, MIME_SNIFF_BYTES)),
+    };
+  });
 }
 
 /** Where the object goes: its ark on the storage node, as a new object or an update. */
@@ -201,7 +205,7 @@ async function writeHandOffManifest(
 ): Promise<string> {
   const listed = files.filter((file) => file.path !== HANDOFF_MANIFEST);
   const rows = await handOffRows(workDir, listed, plan.fileUrl, signal);
-  await writeFileAtomic(join(workDir, HANDOFF_MANIFEST), formatHandOffManifest(rows));
+  await writeFileAtomic(join(workDir, HANDOFF_MANIFEST), formatHandOffManifest(rows), { durable: false });
   return plan.fileUrl(HANDOFF_MANIFEST);
 }
 
@@ -222,11 +226,11 @@ export function createProcessStep(deps: ProcessDeps): MerrittJobSteps['process']
     const described = await describe(job, download, workDir);
     const { localIds, erc } = described;
     const ark = await chooseArk(deps, { job, described, localIds, workDir, signal });
-    const systemPaths = await writeErcFiles(workDir, { ark, localIds, erc });
+    const systemFiles = await writeErcFiles(workDir, { ark, localIds, erc });
     const target = storeTarget(job, ark, plan);
     const files = await moveDeleteList(workDir, target, [
       ...download.files,
-      ...(await describeSystemFiles(workDir, systemPaths, signal)),
+      ...describeSystemFiles(systemFiles),
     ]);
     const manifestUrl = await writeHandOffManifest(workDir, files, plan, signal);
     log.info({ ark, files: files.length, mode: target.action }, 'handed to storage');

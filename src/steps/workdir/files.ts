@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Digest, DigestAlgorithm } from '../ingest-contracts.js';
 import { createDigester } from '../formats/digest.js';
@@ -12,16 +12,29 @@ import { OutputError } from '../output-errors.js';
  * or the new one, never half of it, and a crash leaves at most a stray temporary file.
  */
 
-/** Writes `data` to `path` atomically (temp file, fsync, rename). */
-export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
+/**
+ * Writes `data` to `path` atomically (temp file, fsync, rename). `durable: false` leaves out the
+ * fsync, for the working directory's own records: a power failure may leave such a file empty,
+ * which the step that wrote it notices and writes again; what is stored is made durable by the
+ * store (storage/copy.ts) — an fsync here cost a journal commit per file, about 12 a one-file object.
+ */
+export async function writeFileAtomic(
+  path: string,
+  data: string | Buffer,
+  { durable = true }: { durable?: boolean } = {},
+): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await open(temp, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
+  if (durable) {
+    const handle = await open(temp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } else {
+    await writeFile(temp, data);
   }
   try {
     await rename(temp, path);
@@ -40,6 +53,8 @@ export async function readJsonIfPresent(path: string): Promise<unknown> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+  // Empty: written without an fsync (writeFileAtomic's durable: false) before a power failure.
+  if (text === '') return undefined;
   return JSON.parse(text) as unknown;
 }
 

@@ -103,7 +103,7 @@ export const persistArk = (workDir: string, ark: string): Promise<void> =>
 
 /** Records the stored version for recording and notify. */
 export const writeStoredVersion = (workDir: string, stored: StoredVersion): Promise<void> =>
-  writeFileAtomic(join(workDir, STORAGE_RECORD), `${JSON.stringify(stored)}\n`);
+  writeFileAtomic(join(workDir, STORAGE_RECORD), `${JSON.stringify(stored)}\n`, { durable: false });
 
 /** The version processing stored; undefined when processing has not stored one. */
 export async function readStoredVersion(workDir: string): Promise<StoredVersion | undefined> {

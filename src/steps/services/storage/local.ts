@@ -75,12 +75,10 @@ async function writeVersion(
       entries.push(...(await placeFiles(root, temp, files, signal, { hint, verify })));
     const finalDir = join(dir, `v${version}`);
     const manifest = formatStorageManifest(entries, (path) => pathToFileURL(join(finalDir, path)).href);
-    await writeFileAtomic(join(temp, MANIFEST_NAME), manifest);
-    await makeDurable(
-      temp,
-      entries.map((entry) => join(temp, entry.path)),
-      signal,
-    );
+    // Synced with the files below (the version is renamed into place only once all are durable).
+    await writeFileAtomic(join(temp, MANIFEST_NAME), manifest, { durable: false });
+    const written = [...entries.map((entry) => join(temp, entry.path)), join(temp, MANIFEST_NAME)];
+    await makeDurable(temp, written, signal);
     signal.throwIfAborted();
     if (!(await renameUnlessTaken(temp, finalDir))) return false;
     await syncDirectory(dir);
