@@ -38,8 +38,12 @@ export class FileProgress {
     if (algorithm !== DEFAULT_ALGORITHM) this.sha256 = createDigester(DEFAULT_ALGORITHM);
   }
 
-  /** Takes in bytes that are now on disk. */
-  add(chunk: Buffer): void {
+  /**
+   * Hashes bytes being written (while their write is in flight, so hashing and writing overlap);
+   * `written` moves once they are on disk. A write that fails resets the progress, so the hash
+   * never covers bytes the file does not hold when a download resumes.
+   */
+  take(chunk: Buffer): void {
     this.hash.update(chunk);
     this.sha256?.update(chunk);
     if (this.headLength < MIME_SNIFF_BYTES) {
@@ -48,7 +52,6 @@ export class FileProgress {
       this.headChunks.push(Buffer.from(part));
       this.headLength += part.length;
     }
-    this.written += chunk.length;
   }
 
   /** The file's first bytes (up to MIME_SNIFF_BYTES). */
@@ -93,10 +96,14 @@ export function checkAnnounced(
   if (expected !== undefined && size !== expected) throw sizeMismatch(url, expected, `${size} announced`);
 }
 
-async function writeAll(fh: FileHandle, chunk: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < chunk.length) {
-    const { bytesWritten } = await fh.write(chunk, done, chunk.length - done, position + done);
+/** Writes `chunks` at `position`, all of them, in one writev (a short write is continued). */
+async function writeAll(fh: FileHandle, chunks: Buffer[], position: number): Promise<void> {
+  const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  let done = (await fh.writev(chunks, position)).bytesWritten;
+  if (done === length) return;
+  const whole = Buffer.concat(chunks);
+  while (done < whole.length) {
+    const { bytesWritten } = await fh.write(whole, done, whole.length - done, position + done);
     done += bytesWritten;
   }
 }
@@ -114,6 +121,9 @@ export interface SinkLimits {
  * 1.8 s flushed behind).
  */
 export const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
+
+/** The most a download buffers while a write is in flight (then written at once). */
+const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /**
  * A stream sink writing to `fh` at the progress offset, hashing what it wrote, and refusing
@@ -134,18 +144,39 @@ function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: Sin
       .catch(() => undefined)
       .finally(() => (flushing = undefined));
   };
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      const next = progress.written + chunk.length;
-      if (next > limits.maxBytes) return callback(tooLarge(url, limits.maxBytes));
-      if (limits.expectedSize !== undefined && next > limits.expectedSize) {
-        return callback(sizeMismatch(url, limits.expectedSize, 'more'));
-      }
-      inFlight = writeAll(fh, chunk, progress.written).then(() => {
-        progress.add(chunk);
+  const writeChunks = (chunks: Buffer[], callback: (error?: Error | null) => void) => {
+    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    const next = progress.written + length;
+    if (next > limits.maxBytes) return callback(tooLarge(url, limits.maxBytes));
+    if (limits.expectedSize !== undefined && next > limits.expectedSize) {
+      return callback(sizeMismatch(url, limits.expectedSize, 'more'));
+    }
+    const writing = writeAll(fh, chunks, progress.written);
+    for (const chunk of chunks) progress.take(chunk);
+    inFlight = writing.then(
+      () => {
+        progress.written = next;
         flushBehind();
-      });
-      inFlight.then(() => callback(), callback);
+      },
+      (err: unknown) => {
+        progress.reset();
+        throw err;
+      },
+    );
+    inFlight.then(() => callback(), callback);
+  };
+  // Chunks that arrive while a write is in flight are written together (writev): a socket's
+  // 64 KiB reads become writes of up to WRITE_BATCH_BYTES, a thread-pool round trip each.
+  const stream = new Writable({
+    highWaterMark: WRITE_BATCH_BYTES,
+    write(chunk: Buffer, _encoding, callback) {
+      writeChunks([chunk], callback);
+    },
+    writev(chunks, callback) {
+      writeChunks(
+        chunks.map(({ chunk }) => chunk as Buffer),
+        callback,
+      );
     },
     final(callback) {
       void (flushing ?? Promise.resolve()).then(() => callback());
