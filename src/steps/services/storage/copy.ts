@@ -75,7 +75,6 @@ async function placeOne(
   signal: AbortSignal,
   placing: Placing,
 ): Promise<void> {
-  await mkdir(dirname(dest), { recursive: true });
   if (placing.verify) {
     const found = await digestOf(src, entry, signal);
     if (found.size !== entry.size || found.value !== entry.digest.value.toLowerCase())
@@ -117,6 +116,9 @@ export async function placeFiles(
   { hint = WORKDIR_CHANGED, verify = false }: { hint?: string; verify?: boolean } = {},
 ): Promise<ManifestEntry[]> {
   assertUniquePaths(files);
+  // Each directory once, parents first (20,000 files in one folder: one mkdir, not 20,000).
+  const dirs = [...new Set(files.map((entry) => dirname(resolveInside(destRoot, entry.path))))].sort();
+  for (const dir of dirs) await mkdir(dir, { recursive: true });
   await mapLimit(files, PARALLEL_FILES, signal, (entry, _index, each) =>
     placeOne(resolveInside(root, entry.path), resolveInside(destRoot, entry.path), entry, each, {
       verify,
