@@ -110,7 +110,7 @@ function targetsOf(r: Omit<BenchResult, 'targets'>): BenchResult['targets'] {
 }
 
 /** A session on its own chroot of the bench server: every measurement starts from an empty tree. */
-async function chrootQueue(
+export async function chrootQueue(
   server: string,
   name: string,
 ): Promise<{ connectString: string; zk: ZkClient; queue: QueueContext }> {

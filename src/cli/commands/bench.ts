@@ -10,6 +10,8 @@ interface BenchFlags {
   results?: string;
   scale?: boolean;
   sizes?: number[];
+  payload?: boolean;
+  payloadDigest?: 'md5' | 'sha256';
 }
 
 /** `--sizes 10000,100000`: the queue sizes of the scale profile. */
@@ -20,12 +22,19 @@ function sizeList(value: string): number[] {
   return sizes;
 }
 
+/** `--payload-digest md5|sha256`: the digests the payload profile's manifests carry. */
+function payloadDigest(value: string): 'md5' | 'sha256' {
+  if (value !== 'md5' && value !== 'sha256')
+    throw new InvalidArgumentError('--payload-digest takes md5 or sha256');
+  return value;
+}
+
 /** `mrtq bench`: the performance figures of issue #10 against a ZooKeeper it starts itself. */
 export function registerBench(program: Command, ctx: CliContext): void {
   program
     .command('bench')
     .description(
-      'measure the ZooKeeper ceiling, the engine, latency, expansion, scale and the documented-recipe baseline',
+      'measure the ZooKeeper ceiling, the engine, latency, expansion, scale, payloads (real bytes through the ingest steps) and the documented-recipe baseline',
     )
     .option('--quick', 'small sizes, one run each (CI)')
     .option('--json', 'print one JSON object with every figure')
@@ -45,35 +54,45 @@ export function registerBench(program: Command, ctx: CliContext): void {
       'the scale profile instead: 10k, 100k and 1M jobs waiting (quick: 1k, 5k), measured at each size',
     )
     .option('--sizes <list>', "the scale profile's queue sizes, comma-separated", sizeList)
+    .option(
+      '--payload',
+      "the payload profile instead (issue 36): generated files served on loopback, ingested by a real mrtq serve with the ingest steps, against the same run's limit for the same bytes (fetch + digest + write): one 1 GiB file, 2,000 × 64 KiB and 20,000 × 4 KiB files in one object, 5,000 one-file objects, a 2 GiB zip (quick: 32 MiB, 200, 1,000, 200, 48 MiB)",
+    )
+    .option(
+      '--payload-digest <algorithm>',
+      "the payload profile's manifest digests: sha256 (default), or md5 as Merritt's Ruby client writes them",
+      payloadDigest,
+    )
     .action(async (flags: BenchFlags) => {
+      const config = { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect };
+      const quick = flags.quick ?? false;
+      const common = {
+        quick,
+        resultsDir: flags.results,
+        progress: (line: string) => ctx.stderr.write(`${line}\n`),
+      };
+      const print = <T>(result: T, format: (r: T) => string) =>
+        ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : `${format(result)}\n`);
+      if (flags.payload) {
+        const { formatPayloadProfile, runPayloadProfile } = await import('../../bench/payload/index.js');
+        print(
+          await runPayloadProfile(config, { ...common, digest: flags.payloadDigest }),
+          formatPayloadProfile,
+        );
+        return;
+      }
       if (flags.scale) {
         const { formatScaleProfile, runScaleProfile } = await import('../../bench/scale-profile.js');
-        const quick = flags.quick ?? false;
-        const result = await runScaleProfile(
-          { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect },
-          {
-            sizes: flags.sizes ?? (quick ? [1_000, 5_000] : [10_000, 100_000, 1_000_000]),
-            throughputJobs: flags.jobs ?? (quick ? 300 : 4_000),
-            warmupJobs: quick ? 100 : 2_000,
-            quick,
-            resultsDir: flags.results,
-            progress: (line) => ctx.stderr.write(`${line}\n`),
-          },
-        );
-        ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : `${formatScaleProfile(result)}\n`);
+        const result = await runScaleProfile(config, {
+          ...common,
+          sizes: flags.sizes ?? (quick ? [1_000, 5_000] : [10_000, 100_000, 1_000_000]),
+          throughputJobs: flags.jobs ?? (quick ? 300 : 4_000),
+          warmupJobs: quick ? 100 : 2_000,
+        });
+        print(result, formatScaleProfile);
         return;
       }
       const { formatBench, runBench } = await import('../../bench/index.js');
-      const result = await runBench(
-        { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect },
-        {
-          quick: flags.quick ?? false,
-          jobs: flags.jobs,
-          repeat: flags.repeat,
-          resultsDir: flags.results,
-          progress: (line) => ctx.stderr.write(`${line}\n`),
-        },
-      );
-      ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : `${formatBench(result)}\n`);
+      print(await runBench(config, { ...common, jobs: flags.jobs, repeat: flags.repeat }), formatBench);
     });
 }
