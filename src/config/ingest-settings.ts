@@ -15,6 +15,11 @@ export interface FetchSettings {
   maxFileBytes: number;
   /** HEAD/GET requests in flight per job. */
   concurrency: number;
+  /**
+   * Push a download's bytes to disk while it streams (with `storeSync`: the store's fsync then finds
+   * a big file written). Default true.
+   */
+  flushBehind?: boolean;
 }
 
 export interface ContainerLimits {
@@ -85,6 +90,13 @@ export interface IngestSettings {
   profilesDir: string;
   /** Data directory of the local storage, inventory and minter defaults. */
   dataDir: string;
+  /**
+   * `MRTQ_STORE_SYNC` (default true): the embedded store makes a version durable (fsync, or one
+   * syncfs for many files) before it counts as stored. False: the kernel writes it when it will,
+   * and a power failure may lose the last versions stored (for a file system that is itself
+   * replicated, or a store that is a staging area).
+   */
+  storeSync?: boolean;
   minter: ServiceEndpoint;
   /**
    * EZID clients (docs/ingest.md, "Minter and local ids"): `MRTQ_EZID_CREDENTIALS` (`user:password`,

@@ -27,11 +27,12 @@ export interface StorageOptions {
 
 /** The storage the settings select: the local versioned store under `dataDir`, or the HTTP endpoint. */
 export function createStorage(
-  settings: Pick<IngestSettings, 'dataDir' | 'storage' | 'workRoot'>,
+  settings: Pick<IngestSettings, 'dataDir' | 'storage' | 'workRoot' | 'storeSync'>,
   options: StorageOptions = {},
 ): Storage {
   const endpoint = settings.storage;
-  if (endpoint.kind === 'local') return createLocalStorage(settings.dataDir);
+  if (endpoint.kind === 'local')
+    return createLocalStorage(settings.dataDir, { sync: settings.storeSync ?? true });
   return createHttpStorage(endpoint, { workRoot: settings.workRoot, filesBaseUrl: options.filesBaseUrl });
 }
 

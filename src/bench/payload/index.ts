@@ -40,10 +40,11 @@ export interface PayloadProfileOptions {
   resultsDir?: string;
   /** Progress lines (stderr). */
   progress?: (line: string) => void;
+  /** The service's MRTQ_STORE_SYNC (default true): a durable store is held to the durable limit. */
+  storeSync?: boolean;
+  /** Only these payloads (default all). */
+  payloads?: readonly PayloadName[];
 }
-
-/** Payloads whose limit is also measured with every file fsynced. */
-const DURABLE_LIMIT: ReadonlySet<PayloadName> = new Set(['big-file', 'medium-files']);
 
 const MiB = 1024 * 1024;
 
@@ -56,13 +57,16 @@ interface RunContext {
   digest: PayloadDigest;
   timeoutMs: number;
   say: (line: string) => void;
+  storeSync: boolean;
+  payloads: readonly PayloadName[];
 }
 
 /** The limit's two measures of a payload, in seconds. */
 interface Limits {
   /** The faster of two runs: the first warms this process's code and the server's. */
   limit: number;
-  limitSync?: number;
+  /** The same made durable (one syncfs at the end). */
+  limitSync: number;
 }
 
 async function measureLimits(
@@ -74,7 +78,6 @@ async function measureLimits(
   const measure = (durable: boolean) =>
     measureLimit(server.base, payload, dir, { algorithm: run.digest, durable });
   const limit = Math.min(await measure(false), await measure(false));
-  if (!DURABLE_LIMIT.has(payload.name)) return { limit };
   return { limit, limitSync: await measure(true) };
 }
 
@@ -93,12 +96,13 @@ function resultOf(
     files: payload.contentFiles,
     bytes: payload.bytes,
     limit_s: round(limit, 3),
-    ...(limitSync === undefined ? {} : { limit_sync_s: round(limitSync, 3) }),
+    limit_sync_s: round(limitSync, 3),
     engine_s: round(ingest.seconds, 3),
     mb_per_s: round(payload.bytes / MiB / ingest.seconds),
     files_per_s: round(payload.contentFiles / ingest.seconds),
     objects_per_s: round(payload.objects / ingest.seconds, 2),
     ratio_to_limit: round(limit / ingest.seconds, 3),
+    ratio_to_limit_sync: round(limitSync / ingest.seconds, 3),
     engine_cpu_s: round(ingest.cpuSeconds, 2),
     rss_mb_peak: round(rss),
     steps: ingest.steps,
@@ -121,10 +125,9 @@ async function measureRow(
   let service: IngestService | undefined;
   try {
     const fields = submissionFor(run.root, payload, server.base, server.kind, run.digest);
-    service = await startIngestService(chroot.connectString, serviceDir);
+    service = await startIngestService(chroot.connectString, serviceDir, { storeSync: run.storeSync });
     const limits = await measureLimits(run, payload, server);
-    const sync = limits.limitSync === undefined ? '' : `, with fsync ${round(limits.limitSync, 2)} s`;
-    run.say(`${tag}: limit ${round(limits.limit, 2)} s${sync}`);
+    run.say(`${tag}: limit ${round(limits.limit, 2)} s, durable ${round(limits.limitSync, 2)} s`);
     const ingest = await ingestOnce(service, chroot.queue, fields, payload.objects, run.timeoutMs);
     const rss = await service.stop();
     run.say(
@@ -145,7 +148,7 @@ async function measureRows(
   servers: Record<FileServer['kind'], FileServer>,
 ): Promise<PayloadResult[]> {
   const rows: PayloadResult[] = [];
-  for (const name of PAYLOAD_NAMES) {
+  for (const name of run.payloads) {
     const payload = await generatePayload(run.root, name, sizes, run.digest);
     run.say(`${name}: ${payload.description} generated`);
     for (const row of rowsOf().filter((r) => r.payload === name))
@@ -199,6 +202,8 @@ export async function runPayloadProfile(
       digest: options.digest ?? 'sha256',
       timeoutMs: options.timeoutMs ?? 20 * 60_000,
       say,
+      storeSync: options.storeSync ?? true,
+      payloads: options.payloads ?? PAYLOAD_NAMES,
     };
     const rows = await measureRows(run, sizes, servers);
     const result: PayloadProfileResult = {
@@ -206,9 +211,10 @@ export async function runPayloadProfile(
       profile: options.quick ? 'quick' : 'full',
       machine: await describeMachine(zookeeper.connectString),
       digest_algorithm: run.digest,
+      store_sync: run.storeSync,
       sizes,
       rows,
-      targets: targetsOf(rows),
+      targets: targetsOf(rows, run.storeSync),
     };
     writeResults(result, options.resultsDir ?? packagePath('bench', 'results'), say);
     return result;

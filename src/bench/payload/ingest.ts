@@ -1,4 +1,4 @@
-import { batchRoles } from '../../../machines/index.js';
+import { batchFinishedStates, batchRoles } from '../../../machines/index.js';
 import { folderChildren } from '../../queue/batches/jobs.js';
 import { loadBatch, type BatchRecord } from '../../queue/batches/load.js';
 import { loadJob } from '../../queue/jobs/load.js';
@@ -53,8 +53,9 @@ async function completion(
 ): Promise<BatchRecord> {
   for (;;) {
     const batch = await persist('batch status', () => loadBatch(queue, bid));
-    if (batch.status === 'completed') return batch;
     if (batch.status === batchRoles.failed) throw new Error(await failureOf(queue, batch));
+    // Finished and not failed: completed.
+    if (batchFinishedStates.has(batch.status)) return batch;
     const gone = service.gone();
     if (gone) throw new Error(gone);
     if (Date.now() > deadline) throw new Error(`batch ${bid} not completed in time (${batch.status})`);

@@ -13,8 +13,8 @@ export interface PayloadResult {
   bytes: number;
   /** The machine's limit for the same bytes: fetch + digest + write, in the same minutes. */
   limit_s: number;
-  /** The same with every file fsynced (the big file and the many-files payload only). */
-  limit_sync_s?: number;
+  /** The same made durable (one syncfs of everything written), as the embedded store makes a version. */
+  limit_sync_s: number;
   /** From the submission to the batch's completed status. */
   engine_s: number;
   /** MB of 2^20 bytes, as every MB of the bench. */
@@ -22,6 +22,7 @@ export interface PayloadResult {
   files_per_s: number;
   objects_per_s: number;
   ratio_to_limit: number;
+  ratio_to_limit_sync: number;
   engine_cpu_s: number;
   rss_mb_peak: number;
   /** Seconds summed over the jobs' steps, and steps, per job state. */
@@ -36,22 +37,30 @@ export interface PayloadProfileResult {
   profile: 'quick' | 'full';
   machine: MachineDescription;
   digest_algorithm: PayloadDigest;
+  /** The service's MRTQ_STORE_SYNC: true holds it to the durable limit. */
+  store_sync: boolean;
   sizes: PayloadSizes;
   rows: PayloadResult[];
   targets: Targets;
 }
 
-/** Issue 36's targets, same-run ratios on this machine; a missed one is reported, never an error. */
-export function targetsOf(rows: readonly PayloadResult[]): Targets {
+/**
+ * Issue 36's targets, same-run ratios on this machine; a missed one is reported, never an error.
+ * The ratio is to the limit doing what the service did: a service whose store makes each version
+ * durable (MRTQ_STORE_SYNC, the default) against the limit that makes its bytes durable too.
+ */
+export function targetsOf(rows: readonly PayloadResult[], storeSync: boolean): Targets {
   const t = (target: string, value: number, met: boolean) => ({ target, value, met });
   const targets: Targets = {};
   for (const row of rows) {
     const at = `${row.name} (${row.server_kind})`;
     if (row.server_kind === 'keep-alive') {
-      if (row.name === 'big-file')
-        targets[`ratio_to_limit ${at}`] = t('>= 0.8', row.ratio_to_limit, row.ratio_to_limit >= 0.8);
+      const [key, ratio] = storeSync
+        ? ['ratio_to_limit_sync', row.ratio_to_limit_sync]
+        : ['ratio_to_limit', row.ratio_to_limit];
+      if (row.name === 'big-file') targets[`${key} ${at}`] = t('>= 0.8', ratio, ratio >= 0.8);
       if (row.name === 'medium-files' || row.name === 'small-files')
-        targets[`ratio_to_limit ${at}`] = t('>= 0.6', row.ratio_to_limit, row.ratio_to_limit >= 0.6);
+        targets[`${key} ${at}`] = t('>= 0.6', ratio, ratio >= 0.6);
       if (row.name === 'one-file-objects')
         targets[`objects_per_s ${at}`] = t('>= 250', row.objects_per_s, row.objects_per_s >= 250);
     }
@@ -63,10 +72,10 @@ export function targetsOf(rows: readonly PayloadResult[]): Targets {
 const pad = (value: string | number, width: number) => String(value).padStart(width);
 
 function rowLine(r: PayloadResult): string {
-  const limit = r.limit_sync_s === undefined ? pad(r.limit_s, 8) : `${pad(r.limit_s, 8)} (${r.limit_sync_s})`;
+  const limit = `${pad(r.limit_s, 8)} (${r.limit_sync_s})`;
   return [
     `  ${r.name.padEnd(17)}${r.server_kind.padEnd(11)}${r.description.padEnd(38)}`,
-    `${limit.padEnd(18)}${pad(r.engine_s, 8)}${pad(r.ratio_to_limit, 7)}${pad(r.mb_per_s, 8)}`,
+    `${limit.padEnd(18)}${pad(r.engine_s, 8)}  ${`${r.ratio_to_limit} (${r.ratio_to_limit_sync})`.padEnd(15)}${pad(r.mb_per_s, 8)}`,
     `${pad(r.files_per_s, 9)}${pad(r.objects_per_s, 9)}${pad(r.engine_cpu_s, 7)}${pad(r.rss_mb_peak, 7)}`,
   ].join('');
 }
@@ -84,7 +93,7 @@ export function formatPayloadProfile(r: PayloadProfileResult): string {
   return [
     `payload profile (${r.profile}, digests ${r.digest_algorithm}) on ${m.cores} × ${m.cpu}, ${m.os}, Node ${m.node}, ZooKeeper ${m.zookeeper}`,
     '',
-    `  ${'payload'.padEnd(17)}${'server'.padEnd(11)}${'what'.padEnd(38)}${'limit s (fsync)'.padEnd(18)}${pad('engine s', 8)}${pad('ratio', 7)}${pad('MB/s', 8)}${pad('files/s', 9)}${pad('objs/s', 9)}${pad('CPU s', 7)}${pad('RSS MB', 7)}`,
+    `  ${'payload'.padEnd(17)}${'server'.padEnd(11)}${'what'.padEnd(38)}${'limit s (fsync)'.padEnd(18)}${pad('engine s', 8)}${'  ratio (durable)'.padEnd(17)}${pad('MB/s', 8)}${pad('files/s', 9)}${pad('objs/s', 9)}${pad('CPU s', 7)}${pad('RSS MB', 7)}`,
     ...r.rows.map(rowLine),
     '',
     '  where the engine spent its time (seconds summed over jobs per state, and steps):',

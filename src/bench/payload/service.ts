@@ -48,7 +48,11 @@ async function untilReady(base: string, gone: () => string | undefined, timeoutM
  * home, so no config file of the developer's is read), the HTTP API on a free loopback port with
  * a token of its own, no sweep and no cleanup, logging warnings only; resolves once it is ready.
  */
-export async function startIngestService(connectString: string, dir: string): Promise<IngestService> {
+export async function startIngestService(
+  connectString: string,
+  dir: string,
+  { storeSync = true }: { storeSync?: boolean } = {},
+): Promise<IngestService> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const token = randomBytes(16).toString('hex');
@@ -68,6 +72,7 @@ export async function startIngestService(connectString: string, dir: string): Pr
       ...process.env,
       ZK_CONNECT: '',
       MRTQ_HOME: dir,
+      MRTQ_STORE_SYNC: String(storeSync),
       MRTQ_CONFIG: '',
       MRTQ_DATA_DIR: join(dir, 'data'),
       MRTQ_WORK_ROOT: join(dir, 'work'),

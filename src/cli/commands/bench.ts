@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { nonNegative } from '../options.js';
+import { PAYLOAD_NAMES, type PayloadName } from '../../bench/payload/sizes.js';
 
 interface BenchFlags {
   quick?: boolean;
@@ -12,6 +13,17 @@ interface BenchFlags {
   sizes?: number[];
   payload?: boolean;
   payloadDigest?: 'md5' | 'sha256';
+  payloads?: PayloadName[];
+  storeSync?: boolean;
+}
+
+/** `--payloads big-file,zip`: which payloads the payload profile runs. */
+function payloadList(value: string): PayloadName[] {
+  const names = value.split(',').map((part) => part.trim());
+  const unknown = names.filter((name) => !(PAYLOAD_NAMES as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0)
+    throw new InvalidArgumentError(`--payloads takes some of ${PAYLOAD_NAMES.join(', ')}, comma-separated`);
+  return names as PayloadName[];
 }
 
 /** `--sizes 10000,100000`: the queue sizes of the scale profile. */
@@ -63,6 +75,15 @@ export function registerBench(program: Command, ctx: CliContext): void {
       "the payload profile's manifest digests: sha256 (default), or md5 as Merritt's Ruby client writes them",
       payloadDigest,
     )
+    .option(
+      '--payloads <list>',
+      `the payload profile's payloads only (${PAYLOAD_NAMES.join(', ')})`,
+      payloadList,
+    )
+    .option(
+      '--no-store-sync',
+      "the payload profile's service with MRTQ_STORE_SYNC=false, held to the limit without fsync",
+    )
     .action(async (flags: BenchFlags) => {
       const config = { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect };
       const quick = flags.quick ?? false;
@@ -76,7 +97,12 @@ export function registerBench(program: Command, ctx: CliContext): void {
       if (flags.payload) {
         const { formatPayloadProfile, runPayloadProfile } = await import('../../bench/payload/index.js');
         print(
-          await runPayloadProfile(config, { ...common, digest: flags.payloadDigest }),
+          await runPayloadProfile(config, {
+            ...common,
+            digest: flags.payloadDigest,
+            payloads: flags.payloads,
+            storeSync: flags.storeSync,
+          }),
           formatPayloadProfile,
         );
         return;

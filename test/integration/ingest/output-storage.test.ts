@@ -89,6 +89,26 @@ describe('the local object store', () => {
     expect(await readFile(join(objectDir(), 'v1', 'producer', 'a.txt'), 'utf8')).toBe('hello\n');
   });
 
+  it('stores a version of many files (made durable by one syncfs) and, with MRTQ_STORE_SYNC off, without syncing', async () => {
+    const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`many/f${i}.txt`, `file ${i}\n`]));
+    const manyFiles = (await prepareWorkDir(join(root, 'many'), many)).files;
+    const synced = await storage().store({ ark: ARK, workDir: join(root, 'many'), files: manyFiles, signal });
+    expect(synced.version).toBe(1);
+    const unsynced = createStorage({
+      dataDir: join(root, 'unsynced'),
+      workRoot: join(root, 'work'),
+      storage: { kind: 'local' },
+      storeSync: false,
+    });
+    const plain = await unsynced.store({ ark: ARK, workDir: join(root, 'many'), files: manyFiles, signal });
+    expect(plain.version).toBe(1);
+    for (const data of [dataDir, join(root, 'unsynced')]) {
+      const dir = join(data, 'store', 'ark__99999_fk4storage1', 'v1', 'producer', 'many');
+      expect((await readdir(dir)).length).toBe(40);
+      expect(await readFile(join(dir, 'f7.txt'), 'utf8')).toBe('file 7\n');
+    }
+  });
+
   it('refuses a file whose size is not the recorded one, leaving no version and no temporary files', async () => {
     await rm(join(workDir, 'producer', 'a.txt'));
     await writeFile(join(workDir, 'producer', 'a.txt'), 'HELLO!\n');

@@ -63,7 +63,11 @@ describe('the settings schema (zod)', () => {
       zkSessionTimeoutMs: 10_000,
       eventsBufferBytes: 8 * 1024 * 1024,
       startTimeoutMs: undefined,
-      ingest: { fetch: { timeoutMs: 30_000, retries: 3, concurrency: 4 }, largeJobPriority: 10 },
+      ingest: {
+        fetch: { timeoutMs: 30_000, retries: 3, concurrency: 8, flushBehind: true },
+        storeSync: true,
+        largeJobPriority: 10,
+      },
     });
   });
 

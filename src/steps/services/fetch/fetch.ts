@@ -90,7 +90,7 @@ async function createFresh(path: string): Promise<FileHandle> {
 /** Creates a fetcher for the given settings. */
 export function createFetcher(settings: FetchSettings): Fetcher {
   const http = createHttpSource(settings);
-  const file = createFileSource(settings.roots, settings.maxFileBytes);
+  const file = createFileSource(settings.roots, settings.maxFileBytes, settings.flushBehind);
   const source = (url: string) => (schemeOf(url) === 'http' ? http : file);
 
   /** Every fetch is a span (a child of the step's) for its method, with the URL (no credentials), bytes. */

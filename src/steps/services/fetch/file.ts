@@ -67,7 +67,11 @@ async function regularFile(url: string, roots: readonly string[]): Promise<{ pat
 }
 
 /** Creates the `file://` side for the given roots and file size limit. */
-export function createFileSource(roots: readonly string[], maxFileBytes: number): FileSource {
+export function createFileSource(
+  roots: readonly string[],
+  maxFileBytes: number,
+  flushBehind?: boolean,
+): FileSource {
   return {
     async text(url, maxBytes, signal) {
       const { path, size } = await regularFile(url, roots);
@@ -78,7 +82,7 @@ export function createFileSource(roots: readonly string[], maxFileBytes: number)
       const { path, size } = await regularFile(url, roots);
       checkAnnounced(url, size, maxFileBytes, expected.size);
       progress.reset();
-      const limits = { maxBytes: maxFileBytes, expectedSize: expected.size };
+      const limits = { maxBytes: maxFileBytes, expectedSize: expected.size, flushBehind };
       await pump(createReadStream(path), { url, fh, progress, limits }, signal);
     },
     async head(url) {

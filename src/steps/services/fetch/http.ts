@@ -178,8 +178,13 @@ function checkEnded(url: string, written: number, expected: number | undefined):
 }
 
 async function startOver(a: FillAttempt): Promise<void> {
+  const written = a.progress.touched;
   a.progress.reset();
-  await a.fh.truncate(0);
+  // A file nothing was written to is empty (the fetcher creates it): no truncate, a syscall a file.
+  if (written) {
+    await a.fh.truncate(0);
+    a.progress.touched = false;
+  }
 }
 
 /**
@@ -210,7 +215,11 @@ async function fillOnce(a: FillAttempt): Promise<void> {
     }
     const total = append ? range?.total : contentLength(res.headers);
     checkAnnounced(url, total, a.settings.maxFileBytes, a.expected.size);
-    const limits = { maxBytes: a.settings.maxFileBytes, expectedSize: a.expected.size };
+    const limits = {
+      maxBytes: a.settings.maxFileBytes,
+      expectedSize: a.expected.size,
+      flushBehind: a.settings.flushBehind,
+    };
     await pump(res.body, { url, fh: a.fh, progress: a.progress, limits }, a.signal);
     if (delimitedByEnd(res.headers)) checkEnded(url, a.progress.written, a.expected.size);
   } finally {

@@ -27,6 +27,8 @@ export interface Expected {
  */
 export class FileProgress {
   written = 0;
+  /** Whether any write was issued to the file (it may hold bytes even after a reset). */
+  touched = false;
   hash: Digester;
   /** The sha256 alongside `hash` when `algorithm` is another one. */
   sha256?: Digester;
@@ -112,6 +114,8 @@ async function writeAll(fh: FileHandle, chunks: Buffer[], position: number): Pro
 export interface SinkLimits {
   maxBytes: number;
   expectedSize?: number;
+  /** Push written bytes to disk while it streams (FLUSH_BEHIND_BYTES); default true. */
+  flushBehind?: boolean;
 }
 
 /**
@@ -136,7 +140,7 @@ function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: Sin
   let flushing: Promise<void> | undefined;
   let flushedAt = progress.written;
   const flushBehind = () => {
-    if (flushing || progress.written - flushedAt < FLUSH_BEHIND_BYTES) return;
+    if (limits.flushBehind === false || flushing || progress.written - flushedAt < FLUSH_BEHIND_BYTES) return;
     flushedAt = progress.written;
     // A failed flush only loses its head start: storage syncs the file again before it counts.
     flushing = fh
@@ -151,6 +155,7 @@ function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: Sin
     if (limits.expectedSize !== undefined && next > limits.expectedSize) {
       return callback(sizeMismatch(url, limits.expectedSize, 'more'));
     }
+    progress.touched = true;
     const writing = writeAll(fh, chunks, progress.written);
     for (const chunk of chunks) progress.take(chunk);
     inFlight = writing.then(

@@ -21,7 +21,7 @@ import { formatStorageManifest, sameEntries, type ManifestEntry } from '../../fo
 const TEMP_PREFIX = '.tmp-';
 
 /** Makes the object directory, or checks that the one there belongs to this ark. */
-async function claimObjectDir(dir: string, ark: string): Promise<void> {
+async function claimObjectDir(dir: string, ark: string, sync: boolean): Promise<void> {
   await mkdir(dir, { recursive: true });
   const owner = join(dir, 'ark.txt');
   let recorded: string | undefined;
@@ -30,7 +30,7 @@ async function claimObjectDir(dir: string, ark: string): Promise<void> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  if (recorded === undefined) await writeFileAtomic(owner, `${ark}\n`);
+  if (recorded === undefined) await writeFileAtomic(owner, `${ark}\n`, { durable: sync });
   else if (recorded !== ark) {
     throw new OutputError('IDENTIFIER_CONFLICT', `store directory ${dir} belongs to ${recorded}, not ${ark}`);
   }
@@ -66,7 +66,7 @@ async function writeVersion(
   dir: string,
   version: number,
   sources: readonly VersionSource[],
-  signal: AbortSignal,
+  { signal, sync }: { signal: AbortSignal; sync: boolean },
 ): Promise<boolean> {
   const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
@@ -78,10 +78,10 @@ async function writeVersion(
     // Synced with the files below (the version is renamed into place only once all are durable).
     await writeFileAtomic(join(temp, MANIFEST_NAME), manifest, { durable: false });
     const written = [...entries.map((entry) => join(temp, entry.path)), join(temp, MANIFEST_NAME)];
-    await makeDurable(temp, written, signal);
+    if (sync) await makeDurable(temp, written, signal);
     signal.throwIfAborted();
     if (!(await renameUnlessTaken(temp, finalDir))) return false;
-    await syncDirectory(dir);
+    if (sync) await syncDirectory(dir);
     return true;
   } finally {
     await rm(temp, { recursive: true, force: true });
@@ -99,7 +99,10 @@ async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
 }
 
 /** The local versioned store under `<dataDir>/store`. */
-export function createLocalStorage(dataDir: string): Storage & Required<Pick<Storage, 'latest' | 'update'>> {
+export function createLocalStorage(
+  dataDir: string,
+  { sync = true }: { sync?: boolean } = {},
+): Storage & Required<Pick<Storage, 'latest' | 'update'>> {
   const resultOf = (dir: string, version: number): StoreResult => ({
     version,
     manifestUrl: pathToFileURL(join(dir, `v${version}`, MANIFEST_NAME)).href,
@@ -113,21 +116,22 @@ export function createLocalStorage(dataDir: string): Storage & Required<Pick<Sto
     async store(request: StoreRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
       const result = (version: number): StoreResult => resultOf(dir, version);
-      await claimObjectDir(dir, request.ark);
+      await claimObjectDir(dir, request.ark, sync);
       await removeLeftovers(dir);
       // Two rounds: a version renamed into place by someone else in between is re-examined once.
       for (let round = 0; round < 2; round += 1) {
         const last = (await listVersions(dir)).at(-1) ?? 0;
         if (last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)) return result(last);
         const sources = [{ root: request.workDir, files: request.files }];
-        if (await writeVersion(dir, last + 1, sources, request.signal)) return result(last + 1);
+        if (await writeVersion(dir, last + 1, sources, { signal: request.signal, sync }))
+          return result(last + 1);
       }
       throw busy(request.ark);
     },
     async update(request: UpdateRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
       if ((await listVersions(dir)).length === 0) throw notStored(request.ark);
-      await claimObjectDir(dir, request.ark);
+      await claimObjectDir(dir, request.ark, sync);
       await removeLeftovers(dir);
       for (let round = 0; round < 2; round += 1) {
         const last = (await listVersions(dir)).at(-1) ?? 0;
@@ -143,7 +147,8 @@ export function createLocalStorage(dataDir: string): Storage & Required<Pick<Sto
           },
           { root: request.workDir, files: plan.added },
         ];
-        if (await writeVersion(dir, last + 1, sources, request.signal)) return resultOf(dir, last + 1);
+        if (await writeVersion(dir, last + 1, sources, { signal: request.signal, sync }))
+          return resultOf(dir, last + 1);
       }
       throw busy(request.ark);
     },
