@@ -11,6 +11,8 @@ import { mimeTypeOf } from '../services/handoff/mime.js';
 import { DEFAULT_ALGORITHM } from '../formats/digest.js';
 import { objectOf, type ObjectFile } from './object-files.js';
 import { joinInside } from '../workdir/safe-path.js';
+import { syncFileSystem } from '../workdir/files.js';
+import { FLUSH_BEHIND_BYTES } from '../services/fetch/sink.js';
 import { Attr } from '../../telemetry/attributes.js';
 import { annotateActiveSpan } from '../../telemetry/span.js';
 
@@ -47,6 +49,28 @@ async function fetchNamed(
   }
 }
 
+/**
+ * Flush-behind across an object's files (the sink does it within a big file): every
+ * FLUSH_BEHIND_BYTES downloaded, one syncfs of the working file system (one at a time, not
+ * awaited by the downloads), so the store's syncfs of thousands of small files finds them
+ * written. A failed one only loses its head start.
+ */
+function filesFlushedBehind(dir: string) {
+  let pending = 0;
+  let flushing: Promise<unknown> | undefined;
+  return {
+    wrote(bytes: number): void {
+      pending += bytes;
+      if (flushing || pending < FLUSH_BEHIND_BYTES) return;
+      pending = 0;
+      flushing = syncFileSystem(dir).finally(() => (flushing = undefined));
+    },
+    settled: async (): Promise<void> => {
+      await flushing;
+    },
+  };
+}
+
 async function downloadFiles(
   deps: DownloadDeps,
   dir: string,
@@ -54,10 +78,27 @@ async function downloadFiles(
   signal: AbortSignal,
 ): Promise<DownloadedFile[]> {
   const producer = join(dir, PRODUCER_DIR);
+  const behind =
+    deps.settings.fetch.flushBehind !== false && files.length > 1 ? filesFlushedBehind(dir) : undefined;
+  try {
+    return await fetchAll(deps, producer, files, signal, behind);
+  } finally {
+    await behind?.settled();
+  }
+}
+
+function fetchAll(
+  deps: DownloadDeps,
+  producer: string,
+  files: ObjectFile[],
+  signal: AbortSignal,
+  behind: ReturnType<typeof filesFlushedBehind> | undefined,
+): Promise<DownloadedFile[]> {
   return mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, fileSignal) => {
     const target = joinInside(producer, file.fileName);
     if (dirname(target) !== producer) await mkdir(dirname(target), { recursive: true });
     const got = await fetchNamed(deps.fetcher, file, target, fileSignal);
+    behind?.wrote(got.size);
     const path = `${PRODUCER_DIR}/${file.fileName}`;
     return {
       path,

@@ -1,13 +1,11 @@
-import { execFile } from 'node:child_process';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { link, mkdir, open, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { promisify } from 'node:util';
 import { createDigester } from '../../formats/digest.js';
 import { OutputError } from '../../output-errors.js';
-import { resolveInside } from '../../workdir/files.js';
+import { resolveInside, syncFileSystem } from '../../workdir/files.js';
 import type { ManifestEntry } from '../../formats/storage-manifest.js';
 import { mapLimit } from '../fetch/limit.js';
 
@@ -137,23 +135,12 @@ async function fsyncPath(path: string): Promise<void> {
   }
 }
 
-const run = promisify(execFile);
-
 /**
  * Makes `paths` (files under `dir`) durable before a version counts as stored. A few files get an
- * fsync each; many get one `syncfs` of the file system (coreutils `sync -f`; Node has no binding):
- * 20,000 files of 4 KiB took 5 s an fsync each and 0.1-0.2 s so (measured here). Where `sync -f`
- * cannot run, every file is synced.
+ * fsync each; many get one syncfs (syncFileSystem). Where `sync -f` cannot run, every file is synced.
  */
 export async function makeDurable(dir: string, paths: readonly string[], signal: AbortSignal): Promise<void> {
-  if (paths.length >= SYNCFS_FROM_FILES) {
-    try {
-      await run('sync', ['-f', dir], { signal });
-      return;
-    } catch {
-      signal.throwIfAborted();
-    }
-  }
+  if (paths.length >= SYNCFS_FROM_FILES && (await syncFileSystem(dir, signal))) return;
   await mapLimit(paths, PARALLEL_FILES, signal, (path) => fsyncPath(path));
 }
 
