@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import type { Digest, DigestAlgorithm } from '../ingest-contracts.js';
@@ -25,18 +25,19 @@ export async function writeFileAtomic(
   data: string | Buffer,
   { durable = true }: { durable?: boolean } = {},
 ): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  if (durable) {
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } else {
-    await writeFile(temp, data);
+  // The directory is made only when it is missing: it is there almost always (a mkdir each was
+  // about 8 file-system calls an object).
+  const handle = await open(temp, 'w').catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'ENOENT') throw err;
+    await mkdir(dirname(path), { recursive: true });
+    return open(temp, 'w');
+  });
+  try {
+    await handle.writeFile(data);
+    if (durable) await handle.sync();
+  } finally {
+    await handle.close();
   }
   try {
     await rename(temp, path);

@@ -69,6 +69,7 @@ async function writeVersion(
   { signal, sync }: { signal: AbortSignal; sync: boolean },
 ): Promise<boolean> {
   const temp = join(dir, `${TEMP_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+  let renamed = false;
   try {
     const entries: ManifestEntry[] = [];
     for (const { root, files, hint, verify } of sources)
@@ -81,10 +82,12 @@ async function writeVersion(
     if (sync) await makeDurable(temp, written, signal);
     signal.throwIfAborted();
     if (!(await renameUnlessTaken(temp, finalDir))) return false;
+    renamed = true;
     if (sync) await syncDirectory(dir);
     return true;
   } finally {
-    await rm(temp, { recursive: true, force: true });
+    // Nothing is left under the temporary name once it was renamed into place.
+    if (!renamed) await rm(temp, { recursive: true, force: true });
   }
 }
 
