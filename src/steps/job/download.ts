@@ -12,7 +12,7 @@ import { DEFAULT_ALGORITHM } from '../formats/digest.js';
 import { objectOf, type ObjectFile } from './object-files.js';
 import { joinInside } from '../workdir/safe-path.js';
 import { syncFileSystem } from '../workdir/files.js';
-import { FLUSH_BEHIND_BYTES } from '../services/fetch/sink.js';
+import { flushBehind } from '../services/fetch/sink.js';
 import { Attr } from '../../telemetry/attributes.js';
 import { annotateActiveSpan } from '../../telemetry/span.js';
 
@@ -49,25 +49,24 @@ async function fetchNamed(
   }
 }
 
-/**
- * Flush-behind across an object's files (the sink does it within a big file): every
- * FLUSH_BEHIND_BYTES downloaded, one syncfs of the working file system (one at a time, not
- * awaited by the downloads), so the store's syncfs of thousands of small files finds them
- * written. A failed one only loses its head start.
- */
-function filesFlushedBehind(dir: string) {
-  let pending = 0;
-  let flushing: Promise<unknown> | undefined;
+/** One file of the object into `producer/`, with what processing will need of it. */
+async function downloadOne(
+  deps: DownloadDeps,
+  producer: string,
+  file: ObjectFile,
+  signal: AbortSignal,
+): Promise<DownloadedFile> {
+  const target = joinInside(producer, file.fileName);
+  if (dirname(target) !== producer) await mkdir(dirname(target), { recursive: true });
+  const got = await fetchNamed(deps.fetcher, file, target, signal);
+  const path = `${PRODUCER_DIR}/${file.fileName}`;
   return {
-    wrote(bytes: number): void {
-      pending += bytes;
-      if (flushing || pending < FLUSH_BEHIND_BYTES) return;
-      pending = 0;
-      flushing = syncFileSystem(dir).finally(() => (flushing = undefined));
-    },
-    settled: async (): Promise<void> => {
-      await flushing;
-    },
+    path,
+    size: got.size,
+    digest: got.digest,
+    sourceUrl: file.url,
+    ...(got.digest.algorithm === DEFAULT_ALGORITHM ? {} : { sha256: got.sha256 }),
+    mimeType: mimeTypeOf(path, got.head),
   };
 }
 
@@ -78,37 +77,22 @@ async function downloadFiles(
   signal: AbortSignal,
 ): Promise<DownloadedFile[]> {
   const producer = join(dir, PRODUCER_DIR);
+  // Flush-behind across the object's files (the sink does it within a big file): one syncfs of the
+  // working file system every FLUSH_BEHIND_BYTES, so the store's syncfs of thousands of small
+  // files finds them written.
   const behind =
-    deps.settings.fetch.flushBehind !== false && files.length > 1 ? filesFlushedBehind(dir) : undefined;
+    deps.settings.fetch.flushBehind !== false && files.length > 1
+      ? flushBehind(() => syncFileSystem(dir))
+      : undefined;
   try {
-    return await fetchAll(deps, producer, files, signal, behind);
+    return await mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, each) => {
+      const downloaded = await downloadOne(deps, producer, file, each);
+      behind?.wrote(downloaded.size);
+      return downloaded;
+    });
   } finally {
     await behind?.settled();
   }
-}
-
-function fetchAll(
-  deps: DownloadDeps,
-  producer: string,
-  files: ObjectFile[],
-  signal: AbortSignal,
-  behind: ReturnType<typeof filesFlushedBehind> | undefined,
-): Promise<DownloadedFile[]> {
-  return mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, fileSignal) => {
-    const target = joinInside(producer, file.fileName);
-    if (dirname(target) !== producer) await mkdir(dirname(target), { recursive: true });
-    const got = await fetchNamed(deps.fetcher, file, target, fileSignal);
-    behind?.wrote(got.size);
-    const path = `${PRODUCER_DIR}/${file.fileName}`;
-    return {
-      path,
-      size: got.size,
-      digest: got.digest,
-      sourceUrl: file.url,
-      ...(got.digest.algorithm === DEFAULT_ALGORITHM ? {} : { sha256: got.sha256 }),
-      mimeType: mimeTypeOf(path, got.head),
-    };
-  });
 }
 
 async function downloadContainer(

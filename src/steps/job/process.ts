@@ -7,7 +7,7 @@ import type { JobMetadata } from '../../queue/tree/records.js';
 import type { DownloadRecord, Profile } from '../ingest-contracts.js';
 import type { IngestSettings } from '../../config/ingest-settings.js';
 import { moveDeleteList, readDeleteList } from '../formats/delete-list.js';
-import { createHash } from 'node:crypto';
+import { createDigester } from '../formats/digest.js';
 import { writeErcFiles } from '../formats/erc.js';
 import { MIME_SNIFF_BYTES, mimeTypeOf } from '../services/handoff/mime.js';
 import { inventoryNode, storeNode, type StoreTarget } from '../services/handoff/handoff.js';
@@ -176,7 +176,9 @@ async function chooseArk(deps: ProcessDeps, inputs: ArkInputs): Promise<string> 
 /** The files processing wrote, described from their bytes (sha256, size, MIME type): not read back. */
 function describeSystemFiles(written: ReadonlyArray<{ path: string; data: Buffer }>): DescribedFile[] {
   return written.map(({ path, data }) => {
-    const value = createHash('sha256').update(data).digest('hex');
+    const hash = createDigester('sha256');
+    hash.update(data);
+    const value = hash.digest();
     return {
       path,
       size: data.length,

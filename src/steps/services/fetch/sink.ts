@@ -126,6 +126,29 @@ export interface SinkLimits {
  */
 export const FLUSH_BEHIND_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Flush-behind: `wrote(bytes)` after each write; every FLUSH_BEHIND_BYTES it starts `flush` (one
+ * at a time, not awaited by the writes; a failed one only loses its head start: storage syncs
+ * again before anything counts as stored). `settled()` waits for the one in flight.
+ */
+export function flushBehind(flush: () => Promise<unknown>) {
+  let pending = 0;
+  let flushing: Promise<unknown> | undefined;
+  return {
+    wrote(bytes: number): void {
+      pending += bytes;
+      if (flushing || pending < FLUSH_BEHIND_BYTES) return;
+      pending = 0;
+      flushing = flush()
+        .catch(() => undefined)
+        .finally(() => (flushing = undefined));
+    },
+    async settled(): Promise<void> {
+      await flushing;
+    },
+  };
+}
+
 /** The most a download buffers while a write is in flight (then written at once). */
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
@@ -137,17 +160,7 @@ const WRITE_BATCH_BYTES = 1024 * 1024;
  */
 function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: SinkLimits) {
   let inFlight: Promise<void> = Promise.resolve();
-  let flushing: Promise<void> | undefined;
-  let flushedAt = progress.written;
-  const flushBehind = () => {
-    if (limits.flushBehind === false || flushing || progress.written - flushedAt < FLUSH_BEHIND_BYTES) return;
-    flushedAt = progress.written;
-    // A failed flush only loses its head start: storage syncs the file again before it counts.
-    flushing = fh
-      .datasync()
-      .catch(() => undefined)
-      .finally(() => (flushing = undefined));
-  };
+  const behind = limits.flushBehind === false ? undefined : flushBehind(() => fh.datasync());
   const writeChunks = (chunks: Buffer[], callback: (error?: Error | null) => void) => {
     const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     const next = progress.written + length;
@@ -161,7 +174,7 @@ function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: Sin
     inFlight = writing.then(
       () => {
         progress.written = next;
-        flushBehind();
+        behind?.wrote(length);
       },
       (err: unknown) => {
         progress.reset();
@@ -184,12 +197,12 @@ function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: Sin
       );
     },
     final(callback) {
-      void (flushing ?? Promise.resolve()).then(() => callback());
+      void (behind?.settled() ?? Promise.resolve()).then(() => callback());
     },
   });
   const idle = async () => {
     await inFlight.catch(() => undefined);
-    await flushing;
+    await behind?.settled();
   };
   return { stream, idle };
 }

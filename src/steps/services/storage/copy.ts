@@ -5,7 +5,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDigester } from '../../formats/digest.js';
 import { OutputError } from '../../output-errors.js';
-import { resolveInside, syncFileSystem } from '../../workdir/files.js';
+import { digestFile, resolveInside, syncFileSystem } from '../../workdir/files.js';
 import type { ManifestEntry } from '../../formats/storage-manifest.js';
 import { mapLimit } from '../fetch/limit.js';
 
@@ -30,12 +30,18 @@ function mismatch(entry: ManifestEntry, size: number, value: string | undefined,
   );
 }
 
-/** Reads `path` once for its size and digest (`dest`, when given, receives the bytes). */
-async function digestOf(
+/** Throws the mismatch unless what was read is the entry's size and digest. */
+function checkRead(entry: ManifestEntry, found: { size: number; value: string }, hint: string): void {
+  if (found.size !== entry.size || found.value !== entry.digest.value.toLowerCase())
+    throw mismatch(entry, found.size, found.value, hint);
+}
+
+/** Copies `path` to `dest` (a new file), taking its size and digest in the same pass. */
+async function copyDigested(
   path: string,
+  dest: string,
   entry: ManifestEntry,
   signal: AbortSignal,
-  dest?: string,
 ): Promise<{ size: number; value: string }> {
   const hash = createDigester(entry.digest.algorithm);
   let size = 0;
@@ -46,8 +52,7 @@ async function digestOf(
       done(null, chunk);
     },
   });
-  if (dest) await pipeline(createReadStream(path), tap, createWriteStream(dest, { flags: 'wx' }), { signal });
-  else await pipeline(createReadStream(path), tap, { signal });
+  await pipeline(createReadStream(path), tap, createWriteStream(dest, { flags: 'wx' }), { signal });
   return { size, value: hash.digest() };
 }
 
@@ -74,17 +79,14 @@ async function placeOne(
   placing: Placing,
 ): Promise<void> {
   if (placing.verify) {
-    const found = await digestOf(src, entry, signal);
-    if (found.size !== entry.size || found.value !== entry.digest.value.toLowerCase())
-      throw mismatch(entry, found.size, found.value, placing.hint);
+    const { size, digest } = await digestFile(src, entry.digest.algorithm, signal);
+    checkRead(entry, { size, value: digest.value }, placing.hint);
   }
   try {
     await link(src, dest);
   } catch (err) {
     if (!CANNOT_LINK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
-    const found = await digestOf(src, entry, signal, dest);
-    if (found.size !== entry.size || found.value !== entry.digest.value.toLowerCase())
-      throw mismatch(entry, found.size, found.value, placing.hint);
+    checkRead(entry, await copyDigested(src, dest, entry, signal), placing.hint);
     return;
   }
   const { size } = await stat(dest);
