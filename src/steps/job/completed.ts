@@ -1,9 +1,10 @@
-import { rm, rmdir } from 'node:fs/promises';
+import { rmdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { JobStep } from '../contracts.js';
 import type { IngestSettings } from '../../config/ingest-settings.js';
 import { isBelow } from '../workdir/files.js';
 import { jobWorkDir } from '../workdir/workdir.js';
+import { removeTree } from '../workdir/remove-tree.js';
 
 /** What the completed step is built from. */
 export interface CompletedDeps {
@@ -19,7 +20,7 @@ export interface CompletedDeps {
 export function createCompletedStep(deps: CompletedDeps): JobStep {
   return async ({ job, log }): Promise<void> => {
     const dir = jobWorkDir(deps.settings, job);
-    await rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
     const batchDir = dirname(dir);
     if (!isBelow(deps.settings.workRoot, batchDir)) return;
     try {

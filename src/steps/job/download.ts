@@ -49,15 +49,31 @@ async function fetchNamed(
   }
 }
 
+/** Makes each directory once for a download's files (a folder of 2,000 files: one mkdir, not 2,000). */
+function directoryMaker(): (dir: string) => Promise<unknown> {
+  const made = new Map<string, Promise<unknown>>();
+  return (dir) => {
+    let making = made.get(dir);
+    if (!making) {
+      making = mkdir(dir, { recursive: true });
+      made.set(dir, making);
+      // A failed mkdir is tried again by the next file of that folder.
+      making.catch(() => made.delete(dir));
+    }
+    return making;
+  };
+}
+
 /** One file of the object into `producer/`, with what processing will need of it. */
 async function downloadOne(
   deps: DownloadDeps,
   producer: string,
   file: ObjectFile,
   signal: AbortSignal,
+  makeDir: (dir: string) => Promise<unknown>,
 ): Promise<DownloadedFile> {
   const target = joinInside(producer, file.fileName);
-  if (dirname(target) !== producer) await mkdir(dirname(target), { recursive: true });
+  if (dirname(target) !== producer) await makeDir(dirname(target));
   const got = await fetchNamed(deps.fetcher, file, target, signal);
   const path = `${PRODUCER_DIR}/${file.fileName}`;
   return {
@@ -84,9 +100,10 @@ async function downloadFiles(
     deps.settings.fetch.flushBehind !== false && files.length > 1
       ? flushBehind(() => syncFileSystem(dir))
       : undefined;
+  const makeDir = directoryMaker();
   try {
     return await mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, each) => {
-      const downloaded = await downloadOne(deps, producer, file, each);
+      const downloaded = await downloadOne(deps, producer, file, each, makeDir);
       behind?.wrote(downloaded.size);
       return downloaded;
     });

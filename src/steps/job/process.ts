@@ -20,7 +20,12 @@ import type { MintRequest, Minter } from '../services/minter/port.js';
 import { OutputError } from '../output-errors.js';
 import { assertArk, writeFileAtomic } from '../workdir/files.js';
 import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from '../workdir/workdir.js';
-import { applyProducerErc, readProducerErc, type DescribedObject } from '../formats/producer-erc.js';
+import {
+  applyProducerErc,
+  PRODUCER_ERC_FILE,
+  readProducerErc,
+  type DescribedObject,
+} from '../formats/producer-erc.js';
 
 /** What the processing step is built from (the composition root wires the services the settings select). */
 export interface ProcessDeps {
@@ -63,7 +68,9 @@ async function describe(job: JobRecord, download: DownloadRecord, workDir: strin
   ]);
   const primaryId = [download.object.primaryIdentifier, job.identifiers?.primary_id].find(nonEmpty)?.trim();
   const given: DescribedObject = { erc: download.object.erc, localIds, ...(primaryId ? { primaryId } : {}) };
-  const producer = await readProducerErc(workDir);
+  // Read only when the object has one (the download record lists every file it wrote).
+  const hasOwn = download.files.some((file) => file.path === PRODUCER_ERC_FILE);
+  const producer = hasOwn ? await readProducerErc(workDir) : undefined;
   return producer ? { ...applyProducerErc(given, producer), fromProducer: true } : given;
 }
 

@@ -55,21 +55,29 @@ export function createProvisionStep(deps: ProvisionDeps): MerrittJobSteps['provi
   const { settings } = deps;
   const statfs: StatfsFn = deps.statfs ?? ((path) => fsStatfs(path));
   return async ({ job, signal, log }) => {
-    const waitedMs = (await deps.waited?.(job)) ?? 0;
+    // How long the job has waited matters only when it cannot go on now: read then (a ZooKeeper
+    // request), not for every job that finds its space.
+    let waited: number | undefined;
+    const waitedMs = async (): Promise<number> => (waited ??= (await deps.waited?.(job)) ?? 0);
     let outcome: ProvisionOutput;
     try {
-      await mkdir(settings.workRoot, { recursive: true });
-      const stats = await statfs(settings.workRoot);
+      const stats = await statfs(settings.workRoot).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await mkdir(settings.workRoot, { recursive: true });
+        return statfs(settings.workRoot);
+      });
       signal.throwIfAborted();
-      outcome = provisionOutcome(stats, job.spaceNeeded, settings, settings.workRoot, waitedMs);
+      outcome = provisionOutcome(stats, job.spaceNeeded, settings, settings.workRoot, 0);
       if (outcome.hasSpace)
         await mkdir(workDirOf(settings.workRoot, job.batchId, job.jobId), { recursive: true });
+      else if (!outcome.giveUp)
+        outcome = provisionOutcome(stats, job.spaceNeeded, settings, settings.workRoot, await waitedMs());
     } catch (err) {
       signal.throwIfAborted();
       const why = `cannot tell whether there is working space: ${err instanceof Error ? err.message : String(err)}`;
-      outcome = waitOutcome(why, waitedMs, settings.spaceWaitLimitMs);
+      outcome = waitOutcome(why, await waitedMs(), settings.spaceWaitLimitMs);
     }
-    const fields = { jobId: job.jobId, spaceNeeded: job.spaceNeeded, waitedMs };
+    const fields = { jobId: job.jobId, spaceNeeded: job.spaceNeeded, waitedMs: waited ?? 0 };
     if (outcome.giveUp) log.warn(fields, `provisioning gave up: ${outcome.message}`);
     else if (!outcome.hasSpace) log.info(fields, `not enough working space: ${outcome.message}`);
     return outcome;

@@ -150,6 +150,26 @@ describe('planning a job: estimating and provisioning', () => {
       expect(existsSync(workDirOf(settings.workRoot, job.batchId, job.jobId))).toBe(false);
     });
 
+    it('asks how long a job has waited (a ZooKeeper read) only when it cannot go on', async () => {
+      const asked: string[] = [];
+      const provision = createProvisionStep({
+        settings: { ...settings, maxUsedFraction: 0.7 },
+        statfs: () => Promise.resolve(disk(500)),
+        waited: (job) => {
+          asked.push(job.jobId);
+          return Promise.resolve(90_000);
+        },
+      });
+      const fits = jobRecordOf({}, { spaceNeeded: 100 * 1024 });
+      expect(await provision(args(fits))).toEqual({ hasSpace: true });
+      expect(asked).toEqual([]);
+      const waits = { ...jobRecordOf({}, { spaceNeeded: 300 * 1024 }), jobId: 'jid0000000077' };
+      const held = await provision(args(waits));
+      expect(held.hasSpace).toBe(false);
+      expect(held.message).toMatch(/^waiting 90 s so far for working space/);
+      expect(asked).toEqual(['jid0000000077']);
+    });
+
     it('holds a job that needs more than is free, whatever the threshold', async () => {
       const provision = createProvisionStep({
         settings: { ...settings, maxUsedFraction: 1 },

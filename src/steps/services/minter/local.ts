@@ -35,9 +35,14 @@ export function createLocalMinter(dataDir: string, options: { draw?: () => strin
         signal.throwIfAborted();
         const name = draw();
         const shard = join(root, name.slice(0, 2));
-        await mkdir(shard, { recursive: true });
+        // The shard is made only when the create says it is missing (once per shard, 841 of them).
+        const claim = () => open(join(shard, name), 'wx');
         try {
-          const handle = await open(join(shard, name), 'wx');
+          const handle = await claim().catch(async (err: NodeJS.ErrnoException) => {
+            if (err.code !== 'ENOENT') throw err;
+            await mkdir(shard, { recursive: true });
+            return claim();
+          });
           await handle.close();
           return `${LOCAL_SHOULDER}${name}`;
         } catch (err) {

@@ -24,6 +24,11 @@ export async function listVersions(dir: string): Promise<number[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
+  return versionsIn(names);
+}
+
+/** The version numbers among an object directory's names, ascending. */
+export function versionsIn(names: readonly string[]): number[] {
   return names
     .map((name) => VERSION.exec(name)?.[1])
     .filter((n): n is string => n !== undefined)

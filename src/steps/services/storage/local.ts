@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputError } from '../../output-errors.js';
 import { writeFileAtomic } from '../../workdir/files.js';
-import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries } from './layout.js';
+import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries, versionsIn } from './layout.js';
 import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './port.js';
 import { makeDurable, placeFiles, syncDirectory } from './copy.js';
 import { isUpdateApplied, planUpdate } from './update.js';
@@ -40,15 +40,16 @@ async function claimObjectDir(dir: string, ark: string, sync: boolean): Promise<
  * Leftovers of a store that crashed before its rename. Only one writer per object runs at a
  * time (the caller holds `/locks/storage/<ark>`), so any temporary directory here is dead; if a
  * writer whose lock was lost is still copying, removing its directory makes its rename fail,
- * which is what should happen to it.
+ * which is what should happen to it. Returns the object's versions, from the same listing.
  */
-async function removeLeftovers(dir: string): Promise<void> {
+async function removeLeftovers(dir: string): Promise<number[]> {
   const names = await readdir(dir);
   await Promise.all(
     names
       .filter((n) => n.startsWith(TEMP_PREFIX))
       .map((n) => rm(join(dir, n), { recursive: true, force: true })),
   );
+  return versionsIn(names);
 }
 
 /** Files a new version takes from one directory (the job's working directory, or an earlier version). */
@@ -120,10 +121,11 @@ export function createLocalStorage(
       const dir = objectDir(dataDir, request.ark);
       const result = (version: number): StoreResult => resultOf(dir, version);
       await claimObjectDir(dir, request.ark, sync);
-      await removeLeftovers(dir);
+      let versions = await removeLeftovers(dir);
       // Two rounds: a version renamed into place by someone else in between is re-examined once.
       for (let round = 0; round < 2; round += 1) {
-        const last = (await listVersions(dir)).at(-1) ?? 0;
+        if (round > 0) versions = await listVersions(dir);
+        const last = versions.at(-1) ?? 0;
         if (last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)) return result(last);
         const sources = [{ root: request.workDir, files: request.files }];
         if (await writeVersion(dir, last + 1, sources, { signal: request.signal, sync }))
