@@ -83,7 +83,7 @@ export function createFileSource(
       checkAnnounced(url, size, maxFileBytes, expected.size);
       progress.reset();
       const limits = { maxBytes: maxFileBytes, expectedSize: expected.size, flushBehind };
-      await pump(createReadStream(path), { url, fh, progress, limits }, signal);
+      await pump(createReadStream(path, { signal }), { url, fh, progress, limits }, signal);
     },
     async head(url) {
       return (await regularFile(url, roots)).size;

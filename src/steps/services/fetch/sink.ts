@@ -1,6 +1,4 @@
 import type { FileHandle } from 'node:fs/promises';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Digest, DigestAlgorithm } from '../../ingest-contracts.js';
 import {
   createDigester,
@@ -153,20 +151,28 @@ export function flushBehind(flush: () => Promise<unknown>) {
 const WRITE_BATCH_BYTES = 1024 * 1024;
 
 /**
- * A stream sink writing to `fh` at the progress offset, hashing what it wrote, and refusing
- * data beyond `maxBytes` or the expected size while it streams (never buffering the file).
- * `idle()` resolves once no write or flush is in flight, so progress is final after a failure
- * and the file may be closed.
+ * Writes a download's chunks to `fh` at the progress offset, one write in flight: chunks that
+ * arrive meanwhile are queued and written together (writev, up to WRITE_BATCH_BYTES, then the
+ * reader waits), so a socket's 64 KiB reads become fewer thread-pool round trips. Each chunk is
+ * hashed while its write is in flight; data beyond `maxBytes` or the expected size is refused
+ * before it is written (never buffering the file). A failed write resets the progress.
  */
-function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: SinkLimits) {
-  let inFlight: Promise<void> = Promise.resolve();
+function chunkWriter(url: string, fh: FileHandle, progress: FileProgress, limits: SinkLimits) {
   const behind = limits.flushBehind === false ? undefined : flushBehind(() => fh.datasync());
-  const writeChunks = (chunks: Buffer[], callback: (error?: Error | null) => void) => {
-    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+  let queued: Buffer[] = [];
+  let queuedBytes = 0;
+  let inFlight: Promise<void> | undefined;
+  let failure: { error: unknown } | undefined;
+
+  const writeQueued = (): void => {
+    const chunks = queued;
+    const length = queuedBytes;
+    queued = [];
+    queuedBytes = 0;
     const next = progress.written + length;
-    if (next > limits.maxBytes) return callback(tooLarge(url, limits.maxBytes));
+    if (next > limits.maxBytes) throw tooLarge(url, limits.maxBytes);
     if (limits.expectedSize !== undefined && next > limits.expectedSize) {
-      return callback(sizeMismatch(url, limits.expectedSize, 'more'));
+      throw sizeMismatch(url, limits.expectedSize, 'more');
     }
     progress.touched = true;
     const writing = writeAll(fh, chunks, progress.written);
@@ -175,52 +181,82 @@ function sinkTo(url: string, fh: FileHandle, progress: FileProgress, limits: Sin
       () => {
         progress.written = next;
         behind?.wrote(length);
+        inFlight = undefined;
+        if (queued.length > 0 && !failure) writeNext();
       },
-      (err: unknown) => {
+      (error: unknown) => {
         progress.reset();
-        throw err;
+        failure ??= { error };
+        inFlight = undefined;
       },
     );
-    inFlight.then(() => callback(), callback);
   };
-  // Chunks that arrive while a write is in flight are written together (writev): a socket's
-  // 64 KiB reads become writes of up to WRITE_BATCH_BYTES, a thread-pool round trip each.
-  const stream = new Writable({
-    highWaterMark: WRITE_BATCH_BYTES,
-    write(chunk: Buffer, _encoding, callback) {
-      writeChunks([chunk], callback);
-    },
-    writev(chunks, callback) {
-      writeChunks(
-        chunks.map(({ chunk }) => chunk as Buffer),
-        callback,
-      );
-    },
-    final(callback) {
-      void (behind?.settled() ?? Promise.resolve()).then(() => callback());
-    },
-  });
-  const idle = async () => {
-    await inFlight.catch(() => undefined);
-    await behind?.settled();
+  const writeNext = (): void => {
+    try {
+      writeQueued();
+    } catch (error) {
+      failure ??= { error };
+    }
   };
-  return { stream, idle };
+  const settle = async (): Promise<void> => {
+    while (inFlight) await inFlight;
+  };
+  const check = (): void => {
+    if (failure) throw failure.error;
+  };
+  return {
+    /** Takes a chunk; waits only when WRITE_BATCH_BYTES are queued behind the write in flight. */
+    async add(chunk: Buffer): Promise<void> {
+      check();
+      queued.push(chunk);
+      queuedBytes += chunk.length;
+      if (!inFlight) return writeQueued();
+      if (queuedBytes < WRITE_BATCH_BYTES) return;
+      await settle();
+      check();
+      if (queued.length > 0) writeQueued();
+    },
+    /** Writes what is queued and waits for it and for a flush in flight. */
+    async end(): Promise<void> {
+      await settle();
+      check();
+      if (queued.length > 0) writeQueued();
+      await settle();
+      check();
+      await behind?.settled();
+    },
+    /** Resolves once no write or flush is in flight (progress is then final; the file may be closed). */
+    async idle(): Promise<void> {
+      await settle();
+      await behind?.settled();
+    },
+  };
 }
 
 /**
  * Streams `source` into `fh` after the bytes already in `progress`. When it fails, it waits
- * for the write in flight, so a resumed attempt starts exactly where the file on disk ends.
+ * for the write in flight, so a resumed attempt starts exactly where the file on disk ends. A
+ * plain loop rather than `stream.pipeline` into a Writable: per file, that machinery (an
+ * AbortController aborted at every finish, with a DOMException and its stack) cost the event
+ * loop about a third of a small file's download. The source is destroyed when the loop stops
+ * early (the loop's return); an aborted `signal` stops it at the next chunk (an HTTP body and a
+ * file stream are given the signal too, so a stalled one ends at once).
  */
 export async function pump(
-  source: NodeJS.ReadableStream,
+  source: AsyncIterable<unknown>,
   target: { url: string; fh: FileHandle; progress: FileProgress; limits: SinkLimits },
   signal: AbortSignal,
 ): Promise<void> {
-  const sink = sinkTo(target.url, target.fh, target.progress, target.limits);
+  const writer = chunkWriter(target.url, target.fh, target.progress, target.limits);
   try {
-    await pipeline(source, sink.stream, { signal });
+    for await (const chunk of source) {
+      signal.throwIfAborted();
+      await writer.add(chunk as Buffer);
+    }
+    signal.throwIfAborted();
+    await writer.end();
   } catch (err) {
-    await sink.idle();
+    await writer.idle();
     throw err;
   }
 }
