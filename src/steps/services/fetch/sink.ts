@@ -237,8 +237,9 @@ function chunkWriter(url: string, fh: FileHandle, progress: FileProgress, limits
  * Streams `source` into `fh` after the bytes already in `progress`. When it fails, it waits
  * for the write in flight, so a resumed attempt starts exactly where the file on disk ends. A
  * plain loop rather than `stream.pipeline` into a Writable: per file, that machinery (an
- * AbortController aborted at every finish, with a DOMException and its stack) cost the event
- * loop about a third of a small file's download. The source is destroyed when the loop stops
+ * AbortController aborted at every finish, with a DOMException and its stack; end-of-stream
+ * listeners) was about 5 % of the event loop's time downloading 2,000 files of 64 KiB (a CPU
+ * profile of the fetcher alone). The source is destroyed when the loop stops
  * early (the loop's return); an aborted `signal` stops it at the next chunk (an HTTP body and a
  * file stream are given the signal too, so a stalled one ends at once).
  */
