@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -7,6 +6,7 @@ import yauzl from 'yauzl';
 import { mapLimit } from '../../steps/services/fetch/limit.js';
 import { CHUNK_BYTES, DigestStream, type PayloadDigest } from './digest-stream.js';
 import type { GeneratedPayload, ZipEntryFigure } from './generate.js';
+import { syncFileSystem } from '../../steps/workdir/files.js';
 
 /** Requests in flight at once, each on its own kept-alive connection. */
 const PARALLEL = 8;
@@ -90,7 +90,7 @@ export async function measureLimit(
       : undefined;
     // Durable as well as the machine allows: one syncfs of the file system for everything written
     // (an fsync a file costs a journal commit each: 5,000 files of 4 KiB: 1.25 s so, 0.07 s this way, by hand).
-    if (options.durable) execFileSync('sync', ['-f', dir]);
+    if (options.durable && !(await syncFileSystem(dir))) throw new Error('limit: `sync -f` could not run');
     const seconds = (performance.now() - started) / 1000;
     check(payload, digests, entries);
     return seconds;

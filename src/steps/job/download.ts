@@ -1,5 +1,5 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import { unpackContainer } from '../formats/containers/containers.js';
 import { workDirOf, type DownloadedFile, type DownloadRecord } from '../ingest-contracts.js';
@@ -11,7 +11,7 @@ import { mimeTypeOf } from '../services/handoff/mime.js';
 import { DEFAULT_ALGORITHM } from '../formats/digest.js';
 import { objectOf, type ObjectFile } from './object-files.js';
 import { joinInside } from '../workdir/safe-path.js';
-import { syncFileSystem } from '../workdir/files.js';
+import { makeParentDirs, syncFileSystem } from '../workdir/files.js';
 import { flushBehind } from '../services/fetch/sink.js';
 import { Attr } from '../../telemetry/attributes.js';
 import { annotateActiveSpan } from '../../telemetry/span.js';
@@ -49,31 +49,14 @@ async function fetchNamed(
   }
 }
 
-/** Makes each directory once for a download's files (a folder of 2,000 files: one mkdir, not 2,000). */
-function directoryMaker(): (dir: string) => Promise<unknown> {
-  const made = new Map<string, Promise<unknown>>();
-  return (dir) => {
-    let making = made.get(dir);
-    if (!making) {
-      making = mkdir(dir, { recursive: true });
-      made.set(dir, making);
-      // A failed mkdir is tried again by the next file of that folder.
-      making.catch(() => made.delete(dir));
-    }
-    return making;
-  };
-}
-
 /** One file of the object into `producer/`, with what processing will need of it. */
 async function downloadOne(
   deps: DownloadDeps,
   producer: string,
   file: ObjectFile,
   signal: AbortSignal,
-  makeDir: (dir: string) => Promise<unknown>,
 ): Promise<DownloadedFile> {
   const target = joinInside(producer, file.fileName);
-  if (dirname(target) !== producer) await makeDir(dirname(target));
   const got = await fetchNamed(deps.fetcher, file, target, signal);
   const path = `${PRODUCER_DIR}/${file.fileName}`;
   return {
@@ -100,10 +83,11 @@ async function downloadFiles(
     deps.settings.fetch.flushBehind !== false && files.length > 1
       ? flushBehind(() => syncFileSystem(dir))
       : undefined;
-  const makeDir = directoryMaker();
+  // The folders of every file first, each once (clean made producer/ itself).
+  await makeParentDirs(files.map((file) => joinInside(producer, file.fileName)));
   try {
     return await mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, each) => {
-      const downloaded = await downloadOne(deps, producer, file, each, makeDir);
+      const downloaded = await downloadOne(deps, producer, file, each);
       behind?.wrote(downloaded.size);
       return downloaded;
     });

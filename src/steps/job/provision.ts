@@ -8,6 +8,7 @@ import { jobRef, jobStateFolder } from '../../queue/tree/paths.js';
 import { workDirOf } from '../ingest-contracts.js';
 import type { IngestSettings } from '../../config/ingest-settings.js';
 import { provisionOutcome, waitOutcome, type SpaceStats } from '../workdir/space.js';
+import { withDirectory } from '../workdir/files.js';
 
 export type { SpaceStats } from '../workdir/space.js';
 
@@ -61,11 +62,7 @@ export function createProvisionStep(deps: ProvisionDeps): MerrittJobSteps['provi
     const waitedMs = async (): Promise<number> => (waited ??= (await deps.waited?.(job)) ?? 0);
     let outcome: ProvisionOutput;
     try {
-      const stats = await statfs(settings.workRoot).catch(async (err: NodeJS.ErrnoException) => {
-        if (err.code !== 'ENOENT') throw err;
-        await mkdir(settings.workRoot, { recursive: true });
-        return statfs(settings.workRoot);
-      });
+      const stats = await withDirectory(settings.workRoot, () => statfs(settings.workRoot));
       signal.throwIfAborted();
       outcome = provisionOutcome(stats, job.spaceNeeded, settings, settings.workRoot, 0);
       if (outcome.hasSpace)

@@ -89,7 +89,7 @@ describe('the local object store', () => {
     expect(await readFile(join(objectDir(), 'v1', 'producer', 'a.txt'), 'utf8')).toBe('hello\n');
   });
 
-  it('stores a version of many files (made durable by one syncfs) and, with MRTQ_STORE_SYNC off, without syncing', async () => {
+  it('stores a version of 40 files (past the one-syncfs threshold) with MRTQ_STORE_SYNC on, and with it off', async () => {
     const many = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`many/f${i}.txt`, `file ${i}\n`]));
     const manyFiles = (await prepareWorkDir(join(root, 'many'), many)).files;
     const synced = await storage().store({ ark: ARK, workDir: join(root, 'many'), files: manyFiles, signal });

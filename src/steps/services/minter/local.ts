@@ -1,7 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { OutputError } from '../../output-errors.js';
+import { withDirectory } from '../../workdir/files.js';
 import type { Minter } from './port.js';
 
 /** EZID's test shoulder: what the local minter mints under (never a resolvable ark). */
@@ -35,14 +36,9 @@ export function createLocalMinter(dataDir: string, options: { draw?: () => strin
         signal.throwIfAborted();
         const name = draw();
         const shard = join(root, name.slice(0, 2));
-        // The shard is made only when the create says it is missing (once per shard, 841 of them).
-        const claim = () => open(join(shard, name), 'wx');
         try {
-          const handle = await claim().catch(async (err: NodeJS.ErrnoException) => {
-            if (err.code !== 'ENOENT') throw err;
-            await mkdir(shard, { recursive: true });
-            return claim();
-          });
+          // The shard is made when the claim finds it missing (once for each of its 841).
+          const handle = await withDirectory(shard, () => open(join(shard, name), 'wx'));
           await handle.close();
           return `${LOCAL_SHOULDER}${name}`;
         } catch (err) {

@@ -1,11 +1,10 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, mkdir, open, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { link, open, stat } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDigester } from '../../formats/digest.js';
 import { OutputError } from '../../output-errors.js';
-import { digestFile, resolveInside, syncFileSystem } from '../../workdir/files.js';
+import { digestFile, makeParentDirs, resolveInside, syncFileSystem } from '../../workdir/files.js';
 import type { ManifestEntry } from '../../formats/storage-manifest.js';
 import { mapLimit } from '../fetch/limit.js';
 
@@ -116,9 +115,7 @@ export async function placeFiles(
   { hint = WORKDIR_CHANGED, verify = false }: { hint?: string; verify?: boolean } = {},
 ): Promise<ManifestEntry[]> {
   assertUniquePaths(files);
-  // Each directory once, parents first (20,000 files in one folder: one mkdir, not 20,000).
-  const dirs = [...new Set(files.map((entry) => dirname(resolveInside(destRoot, entry.path))))].sort();
-  for (const dir of dirs) await mkdir(dir, { recursive: true });
+  await makeParentDirs(files.map((entry) => resolveInside(destRoot, entry.path)));
   await mapLimit(files, PARALLEL_FILES, signal, (entry, _index, each) =>
     placeOne(resolveInside(root, entry.path), resolveInside(destRoot, entry.path), entry, each, {
       verify,

@@ -102,6 +102,29 @@ async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
   }
 }
 
+/**
+ * Adds the next version of the object in `dir` and returns its number: `next(last)` says whether
+ * the latest version already is the one asked for (`'applied'`: its number is returned) or which
+ * sources the next is built from. Two rounds: a version renamed into place by someone else in
+ * between is re-examined once. The first round uses the listing that found the leftovers.
+ */
+async function addVersion(
+  dir: string,
+  ark: string,
+  options: { signal: AbortSignal; sync: boolean },
+  next: (last: number) => Promise<'applied' | readonly VersionSource[]>,
+): Promise<number> {
+  let versions = await removeLeftovers(dir);
+  for (let round = 0; round < 2; round += 1) {
+    if (round > 0) versions = await listVersions(dir);
+    const last = versions.at(-1) ?? 0;
+    const sources = await next(last);
+    if (sources === 'applied') return last;
+    if (await writeVersion(dir, last + 1, sources, options)) return last + 1;
+  }
+  throw busy(ark);
+}
+
 /** The local versioned store under `<dataDir>/store`. */
 export function createLocalStorage(
   dataDir: string,
@@ -119,31 +142,23 @@ export function createLocalStorage(
     },
     async store(request: StoreRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
-      const result = (version: number): StoreResult => resultOf(dir, version);
       await claimObjectDir(dir, request.ark, sync);
-      let versions = await removeLeftovers(dir);
-      // Two rounds: a version renamed into place by someone else in between is re-examined once.
-      for (let round = 0; round < 2; round += 1) {
-        if (round > 0) versions = await listVersions(dir);
-        const last = versions.at(-1) ?? 0;
-        if (last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)) return result(last);
-        const sources = [{ root: request.workDir, files: request.files }];
-        if (await writeVersion(dir, last + 1, sources, { signal: request.signal, sync }))
-          return result(last + 1);
-      }
-      throw busy(request.ark);
+      const version = await addVersion(dir, request.ark, { signal: request.signal, sync }, async (last) =>
+        last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)
+          ? 'applied'
+          : [{ root: request.workDir, files: request.files }],
+      );
+      return resultOf(dir, version);
     },
     async update(request: UpdateRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
       if ((await listVersions(dir)).length === 0) throw notStored(request.ark);
       await claimObjectDir(dir, request.ark, sync);
-      await removeLeftovers(dir);
-      for (let round = 0; round < 2; round += 1) {
-        const last = (await listVersions(dir)).at(-1) ?? 0;
+      const version = await addVersion(dir, request.ark, { signal: request.signal, sync }, async (last) => {
         const latest = await readVersionEntries(dir, last);
-        if (isUpdateApplied(latest, request.files, request.deletes)) return resultOf(dir, last);
+        if (isUpdateApplied(latest, request.files, request.deletes)) return 'applied';
         const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
-        const sources = [
+        return [
           {
             root: join(dir, `v${last}`),
             files: plan.carried,
@@ -152,10 +167,8 @@ export function createLocalStorage(
           },
           { root: request.workDir, files: plan.added },
         ];
-        if (await writeVersion(dir, last + 1, sources, { signal: request.signal, sync }))
-          return resultOf(dir, last + 1);
-      }
-      throw busy(request.ark);
+      });
+      return resultOf(dir, version);
     },
   };
 }
