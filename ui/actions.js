@@ -1,4 +1,4 @@
-/* global document */
+/* global document, AbortController */
 import { post } from './api.js';
 import { h } from './dom.js';
 
@@ -12,13 +12,24 @@ export function clearNotice() {
   document.getElementById('notice').replaceChildren();
 }
 
+/** The confirmation the dialog shows now: settled as declined when another one takes its place. */
+let pendingConfirmation;
+
 /**
  * Asks in the page's <dialog>; resolves `{ reason }` when the operator confirms (the reason typed,
  * if any), undefined when not. Cancel has the focus. `reason: 'required'` (a delete, a fail: the
  * API refuses them without one) keeps Confirm disabled until a reason is typed.
+ *
+ * The answer is taken from the operator's act itself (the form's submit, Escape's `cancel`, Enter
+ * in the reason), and only once: the dialog's `close` event is only a fallback. Chromium held that
+ * event back in a tab that was not in front (an Escape's `close` came only with the next close),
+ * and the late event then answered the next confirmation's Confirm too: one requeue was posted
+ * twice, the second refused.
  */
 export function confirmAction(title, text, confirmLabel, { reason = 'optional' } = {}) {
+  pendingConfirmation?.(false);
   const dialog = document.getElementById('confirm');
+  const form = dialog.querySelector('form');
   const field = document.getElementById('confirm-reason-field');
   const input = document.getElementById('confirm-reason');
   const ok = document.getElementById('confirm-ok');
@@ -29,28 +40,35 @@ export function confirmAction(title, text, confirmLabel, { reason = 'optional' }
   input.value = '';
   input.required = reason === 'required';
   const check = () => (ok.disabled = input.required && input.value.trim() === '');
-  // Enter in the reason confirms (the form's first button, the default, is Cancel).
-  const enter = (event) => {
-    if (event.key !== 'Enter') return;
-    event.preventDefault();
-    if (!ok.disabled) dialog.close('ok');
-  };
-  input.addEventListener('input', check);
-  input.addEventListener('keydown', enter);
-  check();
   return new Promise((resolve) => {
-    dialog.addEventListener(
-      'close',
-      () => {
-        input.removeEventListener('input', check);
-        input.removeEventListener('keydown', enter);
-        const typed = input.value.trim();
-        resolve(dialog.returnValue === 'ok' ? { reason: typed === '' ? undefined : typed } : undefined);
-      },
-      { once: true },
-    );
+    // Every listener of this confirmation goes with its answer.
+    const listening = new AbortController();
+    const on = (target, type, listener) =>
+      target.addEventListener(type, listener, { signal: listening.signal });
+    const settle = (confirmed) => {
+      if (pendingConfirmation !== settle) return;
+      pendingConfirmation = undefined;
+      listening.abort();
+      const typed = input.value.trim();
+      resolve(confirmed ? { reason: typed === '' ? undefined : typed } : undefined);
+    };
+    pendingConfirmation = settle;
+    on(input, 'input', check);
+    // Enter in the reason confirms (the form's first button, the default, is Cancel).
+    on(input, 'keydown', (event) => {
+      if (event.key !== 'Enter') return;
+      event.preventDefault();
+      if (ok.disabled) return;
+      settle(true);
+      dialog.close('ok');
+    });
+    on(form, 'submit', (event) => settle(event.submitter?.value === 'ok'));
+    on(dialog, 'cancel', () => settle(false));
+    // A late `close` of an earlier showing comes while the dialog is open again: not this answer.
+    on(dialog, 'close', () => dialog.open || settle(dialog.returnValue === 'ok'));
+    check();
     dialog.returnValue = '';
-    dialog.showModal();
+    if (!dialog.open) dialog.showModal();
     document.getElementById('confirm-cancel').focus();
   });
 }

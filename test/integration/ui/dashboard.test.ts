@@ -52,6 +52,8 @@ describe.skipIf(browserMissing())(
       await allSettledOrThrow([
         startEngineProcess(chroot.connectString(), ['--step-delay', '300', '--sweep', '0'], {
           MRTQ_API_TOKEN: TOKEN,
+          // Each request in the log: a refused requeue is reported with them (see below).
+          LOG_LEVEL: 'debug',
           MRTQ_JAEGER_URL: JAEGER,
           OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
           OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
@@ -189,6 +191,11 @@ describe.skipIf(browserMissing())(
       // GET /whoami names the credential beside the form: MRTQ_API_TOKEN is the admin `token`.
       await page.locator('#token-whoami', { hasText: 'Signed in as token (role admin).' }).waitFor();
 
+      // Every action the page posts: one confirmation is one request.
+      const posted: string[] = [];
+      page.on('request', (request) => {
+        if (request.method() === 'POST') posted.push(new URL(request.url()).pathname);
+      });
       // Escape cancels: nothing is sent.
       await page.getByRole('button', { name: 'Requeue job' }).focus();
       await page.keyboard.press('Enter');
@@ -209,11 +216,24 @@ describe.skipIf(browserMissing())(
       // with its reason rather than as a timeout.
       const outcome = page.locator('#notice-text', { hasText: /^Requeue job/ });
       await outcome.waitFor({ timeout: 60_000 });
-      expect(await outcome.textContent()).toBe('Requeue job: done');
+      // Refused, the failure carries the service's lines about the job and its requests (debug
+      // level: each request is logged), which is what finding the cause needs.
+      const aboutJob = (): string =>
+        engine
+          .output()
+          .split('\n')
+          .filter((line) => line.includes(jid))
+          .join('\n');
+      expect(await outcome.textContent(), aboutJob()).toBe('Requeue job: done');
 
       // The page follows the job live to the end; the requeue counted a retry.
       await page.locator('#job-status', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
       expect(await page.locator('#job-retries').textContent()).toBe('1');
+      // The cancelled confirmation posted nothing, the confirmed one once. This page is not the
+      // front tab (the batch's page opened after it), and there Chromium held the Escape's dialog
+      // `close` event back until the next close: the page took it as a second Confirm and posted
+      // two requeues, the second refused LOCK_HELD by the first (the bring-to-front run passed).
+      expect(posted).toEqual([`/jobs/${jid}/requeue`]);
       await eventually(
         () => batchStatus(bid),
         (s) => s === 'completed',
