@@ -7,7 +7,7 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { AUDIT_KIND, AuditLog } from '../audit/audit-log.js';
 import { needsReason, type AuditRecord } from '../audit/entry.js';
-import { itemState } from '../audit/item-state.js';
+import { auditedAction } from '../audit/audited-action.js';
 import type { Config } from '../config/config.js';
 import { HISTORY_KIND } from '../history/entry.js';
 import { HistoryReader } from '../history/reader.js';
@@ -68,6 +68,16 @@ export interface AuditedResult<T> {
   detail?(result: T): Record<string, unknown>;
 }
 
+/** How a command's failure reads in its line: a refusal carries its code (QueueError, CliError…). */
+function outcomeOf(err: unknown): Pick<AuditRecord, 'outcome'> & { error: string } {
+  const coded = err instanceof Error && 'code' in err && typeof err.code === 'string';
+  const message = err instanceof Error ? err.message : String(err);
+  return {
+    outcome: coded ? 'refused' : 'error',
+    error: err instanceof Error && 'code' in err ? `${String(err.code)}: ${message}` : message,
+  };
+}
+
 /**
  * Runs an operator command's work and writes its line: the item's state is read before and after.
  */
@@ -80,44 +90,23 @@ export async function audited<T>(
 ): Promise<T> {
   requireReason(what);
   const log = cliAuditLog(config, queue);
-  const before = what.item ? await itemState(queue, what.item) : undefined;
-  const line = (extra: Partial<AuditRecord> & Pick<AuditRecord, 'outcome'>): void =>
-    log.record({
-      actor: cliActor(),
-      action: what.action,
-      ...(what.reason !== undefined ? { reason: what.reason } : {}),
-      ...(what.detail ? { detail: what.detail } : {}),
-      ...extra,
-    });
   try {
-    const done = await work();
-    const item = what.item ?? result.created?.(done);
-    const after = item ? await itemState(queue, item) : undefined;
-    const batch = (after ?? before)?.batch;
-    const detail = { ...what.detail, ...(batch ? { batch } : {}), ...result.detail?.(done) };
-    line({
-      ...(item ? { item } : {}),
-      ...(before ? { before: before.state } : {}),
-      ...(after ? { after: after.state } : {}),
-      ...(Object.keys(detail).length > 0 ? { detail } : {}),
-      outcome: 'done',
-    });
-    return done;
-  } catch (err) {
-    const refused = err instanceof Error && 'code' in err && typeof err.code === 'string';
-    line({
-      ...(what.item ? { item: what.item } : {}),
-      ...(before ? { before: before.state, after: before.state } : {}),
-      ...(before?.batch ? { detail: { ...what.detail, batch: before.batch } } : {}),
-      outcome: refused ? 'refused' : 'error',
-      error:
-        err instanceof Error
-          ? 'code' in err
-            ? `${String(err.code)}: ${err.message}`
-            : err.message
-          : String(err),
-    });
-    throw err;
+    return await auditedAction(
+      {
+        queue,
+        line: {
+          actor: cliActor(),
+          action: what.action,
+          ...(what.reason !== undefined ? { reason: what.reason } : {}),
+          ...(what.detail ? { detail: what.detail } : {}),
+        },
+        record: (line) => log.record(line),
+        ...(what.item !== undefined ? { item: what.item } : {}),
+        ...result,
+        outcomeOf,
+      },
+      work,
+    );
   } finally {
     await log.close();
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Actor } from '../auth/actor.js';
 import { needsReason, type AuditOutcome, type AuditRecord } from '../audit/entry.js';
-import { itemState } from '../audit/item-state.js';
+import { auditedAction } from '../audit/audited-action.js';
 import { bulkAuditRecord } from '../admin/bulk/audit.js';
 import type { BulkItem } from '../admin/bulk/outcome.js';
 import { isQueueError } from '../queue/tree/errors.js';
@@ -117,39 +117,26 @@ function audited(ctx: ApiContext, spec: RouteSpec): RouteSpec {
           'reason',
         );
       const audit = ctx.audit;
-      const item = itemOf(spec, params);
-      const before = item && audit ? await itemState(ctx.queue, item) : undefined;
+      if (!audit) return spec.handler(request, reply);
       const request_ = randomUUID();
-      const line = (extra: Partial<AuditRecord> & Pick<AuditRecord, 'outcome'>): void =>
-        audit?.record({
-          actor: actorOf(request),
-          action,
-          ...(reason !== undefined ? { reason } : {}),
-          request: request_,
-          ...extra,
-        });
       (request as FastifyRequest & { auditRequest?: string }).auditRequest = request_;
-      try {
-        const result = await spec.handler(request, reply);
-        const target = item ?? createdOf(result);
-        const after = target && audit ? await itemState(ctx.queue, target) : undefined;
-        line({
-          ...(target ? { item: target } : {}),
-          ...(before ? { before: before.state } : {}),
-          ...(after ? { after: after.state } : {}),
-          ...((after ?? before)?.batch ? { detail: { batch: (after ?? before)!.batch } } : {}),
-          outcome: 'done',
-        });
-        return result;
-      } catch (err) {
-        line({
-          ...(item ? { item } : {}),
-          ...(before ? { before: before.state, after: before.state } : {}),
-          ...(before?.batch ? { detail: { batch: before.batch } } : {}),
-          ...outcomeOf(err),
-        });
-        throw err;
-      }
+      const item = itemOf(spec, params);
+      return auditedAction(
+        {
+          queue: ctx.queue,
+          line: {
+            actor: actorOf(request),
+            action,
+            ...(reason !== undefined ? { reason } : {}),
+            request: request_,
+          },
+          record: (line) => audit.record(line),
+          ...(item !== undefined ? { item } : {}),
+          created: createdOf,
+          outcomeOf,
+        },
+        () => spec.handler(request, reply),
+      );
     },
   };
 }

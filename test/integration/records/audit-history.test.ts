@@ -218,6 +218,28 @@ describe('audit log and histories', () => {
       'pause queue',
       'resume queue',
     ]);
+    // Refused by the queue (a completed job is not requeued): its line says so, with the state
+    // it stayed in and its batch.
+    const { bid } = await createBatch(ctx, {
+      profile_name: 'p',
+      submitter: 's',
+      payload_url: 'sim:1',
+      type: 'manifest',
+    });
+    expect((await batchSettled(ctx, bid)).status).toBe('completed');
+    const [done] = await batchJobRecords(ctx, bid);
+    const requeue = await runCli(['requeue', done!.jobId], env());
+    expect(requeue.code).not.toBe(0);
+    const [line] = await auditOf(`item=${done!.jobId}`);
+    expect(line).toMatchObject({
+      action: 'requeue job',
+      actor: { via: 'cli' },
+      before: 'completed',
+      after: 'completed',
+      outcome: 'refused',
+      detail: { batch: bid },
+    });
+    expect(line!.error).toContain('INVALID_TRANSITION');
     // A delete without --reason is refused before anything is done.
     const refused = await runCli(['delete', 'jid999999'], env());
     expect(refused.code).not.toBe(0);
