@@ -1,5 +1,5 @@
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import { unpackContainer } from '../formats/containers/containers.js';
 import { workDirOf, type DownloadedFile, type DownloadRecord } from '../ingest-contracts.js';
@@ -49,14 +49,13 @@ async function fetchNamed(
   }
 }
 
-/** One file of the object into `producer/`, with what processing will need of it. */
+/** One file of the object into `target` (its place in `producer/`), with what processing will need of it. */
 async function downloadOne(
   deps: DownloadDeps,
-  producer: string,
+  target: string,
   file: ObjectFile,
   signal: AbortSignal,
 ): Promise<DownloadedFile> {
-  const target = joinInside(producer, file.fileName);
   const got = await fetchNamed(deps.fetcher, file, target, signal);
   const path = `${PRODUCER_DIR}/${file.fileName}`;
   return {
@@ -83,11 +82,12 @@ async function downloadFiles(
     deps.settings.fetch.flushBehind !== false && files.length > 1
       ? flushBehind(() => syncFileSystem(dir))
       : undefined;
-  // The folders of every file first, each once (clean made producer/ itself).
-  await makeParentDirs(files.map((file) => joinInside(producer, file.fileName)));
+  // The folders of every file first, each once; clean made producer/ itself.
+  const targets = files.map((file) => joinInside(producer, file.fileName));
+  await makeParentDirs(targets.filter((target) => dirname(target) !== producer));
   try {
-    return await mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, _index, each) => {
-      const downloaded = await downloadOne(deps, producer, file, each);
+    return await mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, index, each) => {
+      const downloaded = await downloadOne(deps, targets[index]!, file, each);
       behind?.wrote(downloaded.size);
       return downloaded;
     });

@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { createBatch } from '../../../src/queue/batches/create.js';
 import { batchTraceparent, loadBatch } from '../../../src/queue/batches/load.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
@@ -60,6 +60,17 @@ describe.skipIf(browserMissing())(
       );
       const failed = await http.get<{ items: { jid: string }[] }>(`/jobs?batch=${bid}&state=failed`);
       return { bid, jid: failed.body.items[0]!.jid };
+    };
+
+    /** The paths `page` posts to until the test ends: one confirmation is one request. */
+    const recordPosts = (): string[] => {
+      const posted: string[] = [];
+      const onRequest = (request: Request): void => {
+        if (request.method() === 'POST') posted.push(new URL(request.url()).pathname);
+      };
+      page.on('request', onRequest);
+      onTestFinished(() => void page.off('request', onRequest));
+      return posted;
     };
 
     beforeAll(async () => {
@@ -195,11 +206,7 @@ describe.skipIf(browserMissing())(
       // GET /whoami names the credential beside the form: MRTQ_API_TOKEN is the admin `token`.
       await page.locator('#token-whoami', { hasText: 'Signed in as token (role admin).' }).waitFor();
 
-      // Every action the page posts: one confirmation is one request.
-      const posted: string[] = [];
-      page.on('request', (request) => {
-        if (request.method() === 'POST') posted.push(new URL(request.url()).pathname);
-      });
+      const posted = recordPosts();
       // Escape cancels: nothing is sent.
       await page.getByRole('button', { name: 'Requeue job' }).focus();
       await page.keyboard.press('Enter');
@@ -255,40 +262,32 @@ describe.skipIf(browserMissing())(
 
     it('answers a confirmation once: a late close event of the dialog confirms nothing, the Confirm after it posts once', async () => {
       const { bid, jid } = await failedBatch(1);
-      const posted: string[] = [];
-      const onRequest = (request: { method(): string; url(): string }): void => {
-        if (request.method() === 'POST') posted.push(new URL(request.url()).pathname);
-      };
-      page.on('request', onRequest);
-      try {
-        await page.bringToFront();
-        await page.goto(`${base}/ui#/jobs/${jid}`);
-        await page.locator('#job-status', { hasText: 'failed' }).waitFor();
-        await page.getByRole('button', { name: 'Requeue job' }).click();
-        await page.locator('#confirm[open]').waitFor();
-        // What a browser that held back an earlier showing's close event delivers (Chromium did,
-        // in a tab not in front): a close while the dialog is open. It answers nothing.
-        await page
-          .locator('#confirm')
-          .evaluate((dialog: { dispatchEvent(event: Event): boolean }) =>
-            dialog.dispatchEvent(new Event('close')),
-          );
-        expect(await page.locator('#confirm[open]').count()).toBe(1);
-        expect(posted).toEqual([]);
-        await page.locator('#confirm-ok').click();
-        const outcome = page.locator('#notice-text', { hasText: /^Requeue job/ });
-        await outcome.waitFor({ timeout: 60_000 });
-        expect(await outcome.textContent()).toBe('Requeue job: done');
-        await eventually(
-          () => batchStatus(bid),
-          (s) => s === 'completed',
-          20_000,
-          100,
+      const posted = recordPosts();
+      await page.bringToFront();
+      await page.goto(`${base}/ui#/jobs/${jid}`);
+      await page.locator('#job-status', { hasText: 'failed' }).waitFor();
+      await page.getByRole('button', { name: 'Requeue job' }).click();
+      await page.locator('#confirm[open]').waitFor();
+      // What a browser that held back an earlier showing's close event delivers (Chromium did,
+      // in a tab not in front): a close while the dialog is open. It answers nothing.
+      await page
+        .locator('#confirm')
+        .evaluate((dialog: { dispatchEvent(event: Event): boolean }) =>
+          dialog.dispatchEvent(new Event('close')),
         );
-        expect(posted).toEqual([`/jobs/${jid}/requeue`]);
-      } finally {
-        page.off('request', onRequest);
-      }
+      expect(await page.locator('#confirm[open]').count()).toBe(1);
+      expect(posted).toEqual([]);
+      await page.locator('#confirm-ok').click();
+      const outcome = page.locator('#notice-text', { hasText: /^Requeue job/ });
+      await outcome.waitFor({ timeout: 60_000 });
+      expect(await outcome.textContent()).toBe('Requeue job: done');
+      await eventually(
+        () => batchStatus(bid),
+        (s) => s === 'completed',
+        20_000,
+        100,
+      );
+      expect(posted).toEqual([`/jobs/${jid}/requeue`]);
     });
 
     it('offers no button for an action the machine refuses', async () => {

@@ -211,16 +211,13 @@ function chunkWriter(url: string, fh: FileHandle, progress: FileProgress, limits
       queued.push(chunk);
       queuedBytes += chunk.length;
       if (!inFlight) return writeQueued();
+      // Each write's end starts the next with what queued meanwhile: settled, all is written.
       if (queuedBytes < WRITE_BATCH_BYTES) return;
       await settle();
       check();
-      if (queued.length > 0) writeQueued();
     },
-    /** Writes what is queued and waits for it and for a flush in flight. */
+    /** Waits until what is queued is written, and for a flush in flight. */
     async end(): Promise<void> {
-      await settle();
-      check();
-      if (queued.length > 0) writeQueued();
       await settle();
       check();
       await behind?.settled();
