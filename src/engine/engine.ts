@@ -52,7 +52,7 @@ export interface EngineOptions {
   jobStates?: readonly string[];
   /** Batch work this process does (default all). */
   batchWork?: readonly BatchWork[];
-  /** Items worked on at once, per state or batch work (default 4; the initial state 8). */
+  /** Items worked on at once, per state or batch work (default 8). */
   limits?: Partial<Record<string, number>>;
   /**
    * Takes new jobs fairly across share keys (default true; src/engine/shares): false takes them in
@@ -79,7 +79,14 @@ export interface EngineOptions {
 /** Another tool writes a job's nodes within milliseconds; five minutes without one is not that. */
 const DEFAULT_INCOMPLETE_JOB_FAIL_MS = 5 * 60_000;
 
-const DEFAULT_LIMIT = 4;
+/**
+ * Items a consumer works on at once, per state (`--limit`). Eight, not four: with four a stage of
+ * a busy pipeline was full so often that jobs were released mid-pipeline and acquired again (2.5
+ * locks a one-file object), and each turn's group commit carried fewer jobs; with eight, 1.28
+ * ZooKeeper requests a no-op job instead of 1.85 and less CPU a job (docs/performance.md, "The
+ * fourth session"). Sixteen was no better.
+ */
+const DEFAULT_LIMIT = 8;
 
 /** What an acquisition is told about the candidates it passes by (see acquireJob). */
 interface AcquireHooks {
@@ -324,7 +331,7 @@ export class Engine {
     const { lifecycle } = deps.queue;
     const consumer = this.consumerOf<AcquiredJob>(deps, {
       name: state,
-      limit: this.options.limits?.[state] ?? (state === lifecycle.initial ? 8 : DEFAULT_LIMIT),
+      limit: this.options.limits?.[state] ?? DEFAULT_LIMIT,
       contention: state,
       acquire: (hooks) => acquireJob(deps.queue, state, hooks),
       labels: (jid) => ({ fields: { jobId: jid, state }, what: `job ${jid}` }),

@@ -131,7 +131,7 @@ export function registerServe(program: Command, ctx: CliContext): void {
       nonNegative('--sweep'),
       60_000,
     )
-    .option('--limit <n>', 'items worked on at once per state (default 4, pending 8)', nonNegative('--limit'))
+    .option('--limit <n>', 'items worked on at once per state (default 8)', nonNegative('--limit'))
     .option(
       '--grace <ms>',
       'on SIGTERM, how long in-flight steps may take to finish',
