@@ -82,8 +82,8 @@ const DEFAULT_INCOMPLETE_JOB_FAIL_MS = 5 * 60_000;
 /**
  * Items a consumer works on at once, per state (`--limit`). Eight, not four: with four a stage of
  * a busy pipeline was full so often that jobs were released mid-pipeline and acquired again (2.5
- * locks a one-file object), and each turn's group commit carried fewer jobs; with eight, 1.28
- * ZooKeeper requests a no-op job instead of 1.85 and less CPU a job (docs/performance.md, "The
+ * locks a one-file object; 2.1 with eight), and each turn's group commit carried fewer jobs; with
+ * eight, 1.28 ZooKeeper requests a no-op job instead of 1.85 and less CPU a job (docs/performance.md, "The
  * fourth session"). Sixteen was no better.
  */
 const DEFAULT_LIMIT = 8;
