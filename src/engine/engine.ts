@@ -52,7 +52,7 @@ export interface EngineOptions {
   jobStates?: readonly string[];
   /** Batch work this process does (default all). */
   batchWork?: readonly BatchWork[];
-  /** Items worked on at once, per state or batch work (default 8). */
+  /** Items worked on at once, per state or batch work (default DEFAULT_JOB_LIMIT, DEFAULT_BATCH_LIMIT). */
   limits?: Partial<Record<string, number>>;
   /**
    * Takes new jobs fairly across share keys (default true; src/engine/shares): false takes them in
@@ -80,13 +80,15 @@ export interface EngineOptions {
 const DEFAULT_INCOMPLETE_JOB_FAIL_MS = 5 * 60_000;
 
 /**
- * Items a consumer works on at once, per state (`--limit`). Eight, not four: with four a stage of
- * a busy pipeline was full so often that jobs were released mid-pipeline and acquired again (2.5
- * locks a one-file object; 2.1 with eight), and each turn's group commit carried fewer jobs; with
- * eight, 1.28 ZooKeeper requests a no-op job instead of 1.85 and less CPU a job (docs/performance.md, "The
- * fourth session"). Sixteen was no better.
+ * Jobs a consumer works on at once, per job state (`--limit`). Eight, not four: with four a stage
+ * of a busy pipeline was full so often that jobs were released mid-pipeline and acquired again
+ * (2.5 locks a one-file object; 2.1 with eight), and each turn's group commit carried fewer jobs;
+ * with eight, 1.28 ZooKeeper requests a no-op job instead of 1.85 and less CPU a job
+ * (docs/performance.md, "The fourth session"). Sixteen was no better.
  */
-const DEFAULT_LIMIT = 8;
+export const DEFAULT_JOB_LIMIT = 8;
+/** Batches a consumer works on at once, per batch work (`--limit`). */
+export const DEFAULT_BATCH_LIMIT = 2;
 
 /** What an acquisition is told about the candidates it passes by (see acquireJob). */
 interface AcquireHooks {
@@ -331,7 +333,7 @@ export class Engine {
     const { lifecycle } = deps.queue;
     const consumer = this.consumerOf<AcquiredJob>(deps, {
       name: state,
-      limit: this.options.limits?.[state] ?? DEFAULT_LIMIT,
+      limit: this.options.limits?.[state] ?? DEFAULT_JOB_LIMIT,
       contention: state,
       acquire: (hooks) => acquireJob(deps.queue, state, hooks),
       labels: (jid) => ({ fields: { jobId: jid, state }, what: `job ${jid}` }),
@@ -464,7 +466,7 @@ export class Engine {
     const item = batchItem(work);
     return this.consumerOf<AcquiredBatch>(deps, {
       name: `batch ${work}`,
-      limit: this.options.limits?.[work] ?? 2,
+      limit: this.options.limits?.[work] ?? DEFAULT_BATCH_LIMIT,
       contention: `batch ${work}`,
       acquire: (hooks) => acquireBatch(deps.queue, work, hooks),
       labels: (bid) => ({ fields: { batchId: bid }, what: `batch ${bid}`, left: `pending batch ${bid}` }),

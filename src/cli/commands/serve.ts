@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { hostname } from 'node:os';
 import { merrittJobLifecycle } from '../../../machines/index.js';
 import type { AccessQueue } from '../../../machines/index.js';
-import { ACCESS_QUEUES, BATCH_WORK } from '../../engine/engine.js';
+import { ACCESS_QUEUES, BATCH_WORK, DEFAULT_BATCH_LIMIT, DEFAULT_JOB_LIMIT } from '../../engine/engine.js';
 import { reachableUrl, removeEndpoint, writeEndpoint } from '../../endpoint-file.js';
 import { createLogger } from '../../logger.js';
 import type { BatchWork } from '../../queue/batches/acquire.js';
@@ -131,7 +131,11 @@ export function registerServe(program: Command, ctx: CliContext): void {
       nonNegative('--sweep'),
       60_000,
     )
-    .option('--limit <n>', 'items worked on at once per state (default 8)', nonNegative('--limit'))
+    .option(
+      '--limit <n>',
+      `items worked on at once per job state and per batch work (default ${DEFAULT_JOB_LIMIT} a job state, ${DEFAULT_BATCH_LIMIT} a batch work)`,
+      nonNegative('--limit'),
+    )
     .option(
       '--grace <ms>',
       'on SIGTERM, how long in-flight steps may take to finish',
