@@ -47,7 +47,7 @@ describe.skipIf(browserMissing())('bulk buttons and the search box in headless C
     base = await app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
     const tab = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    tab.setDefaultTimeout(15_000);
+    tab.setDefaultTimeout(30_000);
     page = await tab.newPage();
     errors = pageErrors(page);
     await page.goto(`${base}/ui`);
