@@ -30,17 +30,18 @@ const after: Thing = { id: 't1', status: 'done', statusVersion: 4 };
 const event = { type: 'thing.done' };
 
 /**
- * The runner over fakes: a connected session that owns the lock (a release deletes it), a
- * ledger kept in memory, and a store whose status reads as `stored` when a commit is settled.
+ * The runner over fakes: a connected session that owns the lock (a release reads its owner and
+ * deletes it in a multi), a ledger kept in memory, and a store whose status reads as `stored`
+ * when a commit is settled.
  */
 function runner(stored: Thing = after) {
   const ledger: LedgerEntry[] = [];
-  const released = vi.fn(() => Promise.resolve());
+  const released = vi.fn((_ops: unknown) => Promise.resolve());
   const zk = {
     session$: new BehaviorSubject<SessionEvent>({ state: 'connected', sessionId: 's1', at: 0 }),
     sessionId: 's1',
-    exists: () => Promise.resolve({ ephemeralOwner: 's1', version: 0 }),
-    delete: released,
+    getDataMany: () => Promise.resolve([{ data: undefined, stat: { ephemeralOwner: 's1', version: 0 } }]),
+    multi: released,
   } as unknown as ZkClient;
   const deps = {
     queue: { zk, log: pino({ level: 'silent' }) },
@@ -95,7 +96,7 @@ describe('committing through the item runner', () => {
         { kind: 'discard', ...base, event: 'thing.done', reason: code, message: 'stale' },
       ]);
       expect(hooks.failed).toHaveBeenCalledOnce();
-      expect(released).toHaveBeenCalledWith(lock.path, 0);
+      expect(released).toHaveBeenCalledWith([{ op: 'delete', path: lock.path, version: 0 }]);
     },
   );
 
