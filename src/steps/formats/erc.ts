@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Erc } from '../ingest-contracts.js';
-import { writeFileAtomic } from '../workdir/files.js';
+import { writeFileFresh } from '../workdir/files.js';
 
 /** Where the processing step writes an object's ERC and Dublin Core, relative to the working dir. */
 export const ERC_FILE = 'system/mrt-erc.txt';
@@ -80,8 +80,9 @@ export function formatDublinCore(object: ObjectDescription): string {
 }
 
 /**
- * Writes both files into the working directory (atomically, so a re-run after a crash rewrites
- * the same bytes; without an fsync: the store makes what it stores durable) and returns their
+ * Writes both files into the working directory (as new files, writeFileFresh: a re-run after a
+ * crash writes the same bytes again; without an fsync: the store makes what it stores durable;
+ * never in place: the store hard-links them into the version) and returns their
  * paths relative to it with their bytes, so they are described without being read back. Nothing
  * time-dependent goes in: the same object always gives the same files, hence the same storage
  * manifest.
@@ -94,8 +95,6 @@ export async function writeErcFiles(
     { path: ERC_FILE, data: Buffer.from(formatErc(object)) },
     { path: DC_FILE, data: Buffer.from(formatDublinCore(object)) },
   ];
-  await Promise.all(
-    files.map((file) => writeFileAtomic(join(workDir, file.path), file.data, { durable: false })),
-  );
+  await Promise.all(files.map((file) => writeFileFresh(join(workDir, file.path), file.data)));
   return files;
 }

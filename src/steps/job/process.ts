@@ -18,7 +18,7 @@ import type { Inventory } from '../services/inventory/port.js';
 import { splitLocalIds } from '../formats/local-ids.js';
 import type { MintRequest, Minter } from '../services/minter/port.js';
 import { OutputError } from '../output-errors.js';
-import { assertArk, writeFileAtomic } from '../workdir/files.js';
+import { assertArk, writeFileFresh } from '../workdir/files.js';
 import { jobWorkDir, persistArk, readDownloadRecord, readPersistedArk } from '../workdir/workdir.js';
 import {
   applyProducerErc,
@@ -214,7 +214,7 @@ async function writeHandOffManifest(
 ): Promise<string> {
   const listed = files.filter((file) => file.path !== HANDOFF_MANIFEST);
   const rows = await handOffRows(workDir, listed, plan.fileUrl, signal);
-  await writeFileAtomic(join(workDir, HANDOFF_MANIFEST), formatHandOffManifest(rows), { durable: false });
+  await writeFileFresh(join(workDir, HANDOFF_MANIFEST), formatHandOffManifest(rows));
   return plan.fileUrl(HANDOFF_MANIFEST);
 }
 

@@ -1,4 +1,4 @@
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { FetchSettings } from '../../../config/ingest-settings.js';
 import { DEFAULT_ALGORITHM } from '../../formats/digest.js';
 import { FetchError } from '../../intake-errors.js';
@@ -9,6 +9,7 @@ import type { Span } from '@opentelemetry/api';
 import { Attr, SpanName } from '../../../telemetry/attributes.js';
 import { withChildSpan } from '../../../telemetry/span.js';
 import { redactUrl, splitCredentials } from '../../formats/url-credentials.js';
+import { openFresh } from '../../workdir/files.js';
 
 /** Options of {@link Fetcher.text}. */
 export interface TextOptions {
@@ -72,21 +73,6 @@ function schemeOf(url: string): Scheme {
   );
 }
 
-/**
- * Opens `path` as a new file. One that is there already is unlinked first, never truncated in
- * place: it may be a hard link into a stored version (the embedded store links what it stores),
- * whose bytes must not change.
- */
-async function createFresh(path: string): Promise<FileHandle> {
-  try {
-    return await open(path, 'wx');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    await rm(path, { force: true });
-    return open(path, 'wx');
-  }
-}
-
 /** Creates a fetcher for the given settings. */
 export function createFetcher(settings: FetchSettings): Fetcher {
   const http = createHttpSource(settings);
@@ -115,7 +101,7 @@ export function createFetcher(settings: FetchSettings): Fetcher {
       return traced(url, 'GET', async (span) => {
         const from = source(url);
         const progress = new FileProgress(expected.digest?.algorithm ?? DEFAULT_ALGORITHM);
-        const fh = await createFresh(destPath);
+        const fh = await openFresh(destPath);
         try {
           await from.fill(url, fh, progress, expected, signal);
           await fh.close();

@@ -115,7 +115,10 @@ export async function placeFiles(
   { hint = WORKDIR_CHANGED, verify = false }: { hint?: string; verify?: boolean } = {},
 ): Promise<ManifestEntry[]> {
   assertUniquePaths(files);
-  await makeParentDirs(files.map((entry) => resolveInside(destRoot, entry.path)));
+  await makeParentDirs(
+    files.map((entry) => resolveInside(destRoot, entry.path)),
+    destRoot,
+  );
   await mapLimit(files, PARALLEL_FILES, signal, (entry, _index, each) =>
     placeOne(resolveInside(root, entry.path), resolveInside(destRoot, entry.path), entry, each, {
       verify,
@@ -134,12 +137,15 @@ async function fsyncPath(path: string): Promise<void> {
   }
 }
 
+/** Whether makeDurable syncs `count` files one by one (else with one syncfs). */
+export const syncsEachFile = (count: number): boolean => count < SYNCFS_FROM_FILES;
+
 /**
  * Makes `paths` (files under `dir`) durable before a version counts as stored. A few files get an
  * fsync each; many get one syncfs (syncFileSystem). Where `sync -f` cannot run, every file is synced.
  */
 export async function makeDurable(dir: string, paths: readonly string[], signal: AbortSignal): Promise<void> {
-  if (paths.length >= SYNCFS_FROM_FILES && (await syncFileSystem(dir, signal))) return;
+  if (!syncsEachFile(paths.length) && (await syncFileSystem(dir, signal))) return;
   await mapLimit(paths, PARALLEL_FILES, signal, (path) => fsyncPath(path));
 }
 

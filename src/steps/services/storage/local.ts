@@ -3,10 +3,10 @@ import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputError } from '../../output-errors.js';
-import { writeFileAtomic } from '../../workdir/files.js';
+import { writeFileAtomic, writeFileFresh } from '../../workdir/files.js';
 import { listVersions, MANIFEST_NAME, objectDir, readVersionEntries, versionsIn } from './layout.js';
 import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './port.js';
-import { makeDurable, placeFiles, syncDirectory } from './copy.js';
+import { makeDurable, placeFiles, syncDirectory, syncsEachFile } from './copy.js';
 import { isUpdateApplied, planUpdate } from './update.js';
 import { formatStorageManifest, sameEntries, type ManifestEntry } from '../../formats/storage-manifest.js';
 
@@ -20,20 +20,28 @@ import { formatStorageManifest, sameEntries, type ManifestEntry } from '../../fo
 
 const TEMP_PREFIX = '.tmp-';
 
-/** Makes the object directory, or checks that the one there belongs to this ark. */
-async function claimObjectDir(dir: string, ark: string, sync: boolean): Promise<void> {
-  await mkdir(dir, { recursive: true });
+/**
+ * Makes the object directory, or checks that the one there belongs to this ark. True when this
+ * call made it: nothing is in it then (the caller holds the object's storage lock), so its
+ * leftovers and versions need not be listed.
+ */
+async function claimObjectDir(dir: string, ark: string, sync: boolean): Promise<boolean> {
   const owner = join(dir, 'ark.txt');
+  // mkdir says whether it made the directory: a new object's ark.txt is not looked for first.
+  const made = (await mkdir(dir, { recursive: true })) !== undefined;
   let recorded: string | undefined;
-  try {
-    recorded = (await readFile(owner, 'utf8')).trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  if (!made) {
+    try {
+      recorded = (await readFile(owner, 'utf8')).trim();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
   if (recorded === undefined) await writeFileAtomic(owner, `${ark}\n`, { durable: sync });
   else if (recorded !== ark) {
     throw new OutputError('IDENTIFIER_CONFLICT', `store directory ${dir} belongs to ${recorded}, not ${ark}`);
   }
+  return made;
 }
 
 /**
@@ -77,10 +85,14 @@ async function writeVersion(
       entries.push(...(await placeFiles(root, temp, files, signal, { hint, verify })));
     const finalDir = join(dir, `v${version}`);
     const manifest = formatStorageManifest(entries, (path) => pathToFileURL(join(finalDir, path)).href);
-    // Synced with the files below (the version is renamed into place only once all are durable).
-    await writeFileAtomic(join(temp, MANIFEST_NAME), manifest, { durable: false });
-    const written = [...entries.map((entry) => join(temp, entry.path)), join(temp, MANIFEST_NAME)];
-    if (sync) await makeDurable(temp, written, signal);
+    // Written in place (the temporary directory is this writer's alone, and renamed whole), and
+    // durable with the files: fsynced as it is written when they are synced one by one, else by
+    // their one syncfs. The version is renamed into place only once all are durable.
+    const files = entries.map((entry) => join(temp, entry.path));
+    const manifestPath = join(temp, MANIFEST_NAME);
+    const eachFile = sync && syncsEachFile(files.length + 1);
+    await writeFileFresh(manifestPath, manifest, { durable: eachFile });
+    if (sync) await makeDurable(temp, eachFile ? files : [...files, manifestPath], signal);
     signal.throwIfAborted();
     if (!(await renameUnlessTaken(temp, finalDir))) return false;
     renamed = true;
@@ -106,15 +118,16 @@ async function renameUnlessTaken(from: string, to: string): Promise<boolean> {
  * Adds the next version of the object in `dir` and returns its number: `next(last)` says whether
  * the latest version already is the one asked for (`'applied'`: its number is returned) or which
  * sources the next is built from. Two rounds: a version renamed into place by someone else in
- * between is re-examined once. The first round uses the listing that found the leftovers.
+ * between is re-examined once. The first round uses the listing that found the leftovers (none
+ * when `made`: claimObjectDir just made the directory).
  */
 async function addVersion(
   dir: string,
   ark: string,
-  options: { signal: AbortSignal; sync: boolean },
+  options: { signal: AbortSignal; sync: boolean; made?: boolean },
   next: (last: number) => Promise<'applied' | readonly VersionSource[]>,
 ): Promise<number> {
-  let versions = await removeLeftovers(dir);
+  let versions = options.made ? [] : await removeLeftovers(dir);
   for (let round = 0; round < 2; round += 1) {
     if (round > 0) versions = await listVersions(dir);
     const last = versions.at(-1) ?? 0;
@@ -142,32 +155,41 @@ export function createLocalStorage(
     },
     async store(request: StoreRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
-      await claimObjectDir(dir, request.ark, sync);
-      const version = await addVersion(dir, request.ark, { signal: request.signal, sync }, async (last) =>
-        last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)
-          ? 'applied'
-          : [{ root: request.workDir, files: request.files }],
+      const made = await claimObjectDir(dir, request.ark, sync);
+      const version = await addVersion(
+        dir,
+        request.ark,
+        { signal: request.signal, sync, made },
+        async (last) =>
+          last > 0 && sameEntries(await readVersionEntries(dir, last), request.files)
+            ? 'applied'
+            : [{ root: request.workDir, files: request.files }],
       );
       return resultOf(dir, version);
     },
     async update(request: UpdateRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
       if ((await listVersions(dir)).length === 0) throw notStored(request.ark);
-      await claimObjectDir(dir, request.ark, sync);
-      const version = await addVersion(dir, request.ark, { signal: request.signal, sync }, async (last) => {
-        const latest = await readVersionEntries(dir, last);
-        if (isUpdateApplied(latest, request.files, request.deletes)) return 'applied';
-        const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
-        return [
-          {
-            root: join(dir, `v${last}`),
-            files: plan.carried,
-            hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
-            verify: true,
-          },
-          { root: request.workDir, files: plan.added },
-        ];
-      });
+      const made = await claimObjectDir(dir, request.ark, sync);
+      const version = await addVersion(
+        dir,
+        request.ark,
+        { signal: request.signal, sync, made },
+        async (last) => {
+          const latest = await readVersionEntries(dir, last);
+          if (isUpdateApplied(latest, request.files, request.deletes)) return 'applied';
+          const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
+          return [
+            {
+              root: join(dir, `v${last}`),
+              files: plan.carried,
+              hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
+              verify: true,
+            },
+            { root: request.workDir, files: plan.added },
+          ];
+        },
+      );
       return resultOf(dir, version);
     },
   };
