@@ -87,7 +87,7 @@ describe.skipIf(browserMissing())(
         pino({ level: 'silent' }),
       );
       tab = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      tab.setDefaultTimeout(15_000);
+      tab.setDefaultTimeout(30_000);
       page = await tab.newPage();
       page.on('request', (request) => requests.push(request.url()));
       errors = pageErrors(page);

@@ -93,7 +93,7 @@ describe.skipIf(browserMissing())(
       expect(base).not.toBe('');
       http = client(base, TOKEN);
       const tab = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      tab.setDefaultTimeout(15_000);
+      tab.setDefaultTimeout(30_000);
       page = await tab.newPage();
       errors = pageErrors(page);
       mkdirSync(SCREENSHOTS, { recursive: true });
@@ -319,7 +319,7 @@ describe.skipIf(browserMissing())(
 
     it('refuses actions without the token: the page shows the refusal and the item is unchanged', async () => {
       const fresh = await browser.newContext(); // a new browser session: no token in its sessionStorage
-      fresh.setDefaultTimeout(15_000);
+      fresh.setDefaultTimeout(30_000);
       try {
         const other = await fresh.newPage();
         const otherErrors = pageErrors(other);

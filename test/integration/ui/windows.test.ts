@@ -38,7 +38,7 @@ describe.skipIf(browserMissing())('maintenance windows on the dashboard (headles
 
   it('shows each window with its next window in its own time zone, and skips it on request', async () => {
     const page = await (await browser.newContext()).newPage();
-    page.setDefaultTimeout(15_000);
+    page.setDefaultTimeout(30_000);
     const errors = pageErrors(page);
     await page.goto(`${api.url}/ui`);
     const row = page.locator('#windows tr[data-window="weekly"]');
