@@ -8,6 +8,7 @@ import { packagePath } from '../package-root.js';
 import { ensureQueueTree } from '../queue/tree/init.js';
 import { connectZk, type ZkClient } from '../zk/index.js';
 import { provideZooKeeper } from '../zk-server/provider.js';
+import { undoneOnInterrupt } from './interrupt.js';
 import { baselineRate } from './baseline.js';
 import { createCeiling, multiCeiling } from './ceiling.js';
 import { cliStartTime } from './cli-start.js';
@@ -163,7 +164,13 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
     sessions.push(made.zk);
     return made;
   };
-  try {
+  // Once, whether by the end of the run or by an interrupt (see interrupt.ts).
+  const cleanUp = async () => {
+    await Promise.allSettled(sessions.splice(0).map((zk) => zk.close()));
+    await Promise.allSettled(servers.splice(0).map((server) => server.stop()));
+    rmSync(work, { recursive: true, force: true });
+  };
+  return undoneOnInterrupt(cleanUp, async () => {
     const main = await freshServer('ceiling-and-engine');
     const { zk: raw } = await chroot(main, 'ceiling');
     const multi1 = median(
@@ -302,11 +309,7 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
       say(`results written to ${join(dir, name)}`);
     }
     return result;
-  } finally {
-    await Promise.allSettled(sessions.map((zk) => zk.close()));
-    await Promise.allSettled(servers.map((server) => server.stop()));
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The figures as a table for a terminal. */

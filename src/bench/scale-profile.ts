@@ -17,6 +17,7 @@ import { describeMachine, type MachineDescription } from './machine.js';
 import { persist } from './retry.js';
 import { jobsIn, measureDoctor, measureService } from './scale-service.js';
 import { median, round } from './stats.js';
+import { undoneOnInterrupt } from './interrupt.js';
 
 /** Objects per batch when the profile fills the queue: expansion makes several batches, as Merritt's do. */
 const BATCH_OBJECTS = 50_000;
@@ -230,7 +231,13 @@ export async function runScaleProfile(
   say(`ZooKeeper for the scale profile: ${server.connectString}`);
   const connectString = `${server.connectString}/scale`;
   const sessions: ZkClient[] = [];
-  try {
+  // Once, whether by the end of the run or by an interrupt (see interrupt.ts).
+  const cleanUp = async () => {
+    await Promise.allSettled(sessions.splice(0).map((session) => session.close()));
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  };
+  return undoneOnInterrupt(cleanUp, async () => {
     const points: ScalePoint[] = [];
     for (const size of options.sizes) {
       // Sessions per size: the restart below (a big tree loads for longer than a session lasts)
@@ -330,11 +337,7 @@ export async function runScaleProfile(
       say(`results written to ${file}`);
     }
     return result;
-  } finally {
-    await Promise.allSettled(sessions.map((session) => session.close()));
-    await server.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }
 
 /** The curve as a table for a terminal (and docs/performance.md). */

@@ -11,6 +11,7 @@ import { freePort } from '../zk-server/free-port.js';
 import { persist } from './retry.js';
 import { cpuSeconds, rssMb } from './scale.js';
 import { median } from './stats.js';
+import { killedOnInterrupt } from './interrupt.js';
 
 const BIN = packagePath('bin', 'mrtq.js');
 
@@ -120,17 +121,19 @@ function spawnService(connectString: string, work: string, httpPort: number, tag
     ['--zk', connectString, '--steps', 'simulated', '--sweep', '0', '--http-port', String(httpPort)],
     ['--import', probe],
   );
-  return spawn(serve.command, serve.argv, {
-    env: {
-      ...process.env,
-      ZK_CONNECT: '',
-      LOG_LEVEL: 'info',
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-      MRTQ_CLEANUP_INTERVAL_MS: '0',
-      MRTQ_LOOP_PROBE: join(work, `${tag}-loop.jsonl`),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  return killedOnInterrupt(
+    spawn(serve.command, serve.argv, {
+      env: {
+        ...process.env,
+        ZK_CONNECT: '',
+        LOG_LEVEL: 'info',
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+        MRTQ_CLEANUP_INTERVAL_MS: '0',
+        MRTQ_LOOP_PROBE: join(work, `${tag}-loop.jsonl`),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
 }
 
 /**
@@ -263,10 +266,12 @@ export async function measureDoctor(
   connectString: string,
 ): Promise<{ ms: number; rssMbPeak: number; failed?: string }> {
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'doctor', '--zk', connectString, '--json'], {
-    env: { ...process.env, ZK_CONNECT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = killedOnInterrupt(
+    spawn(process.execPath, [BIN, 'doctor', '--zk', connectString, '--json'], {
+      env: { ...process.env, ZK_CONNECT: '', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  );
   const rss = watchRss(child.pid!);
   let errors = '';
   child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString()));

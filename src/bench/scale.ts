@@ -7,6 +7,7 @@ import { createBatch } from '../queue/batches/create.js';
 import type { QueueContext } from '../queue/tree/context.js';
 import { createJobs, type JobSpec } from '../queue/jobs/create.js';
 import { persist } from './retry.js';
+import { killedOnInterrupt } from './interrupt.js';
 
 /** Resident set size of a process in MB (Linux /proc), or NaN when it cannot be read. */
 export function rssMb(pid: number): number {
@@ -107,10 +108,12 @@ export async function engineAtScale(
     '--ledger',
     ledgerFile,
   ]);
-  const child = spawn(serve.command, serve.argv, {
-    env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = killedOnInterrupt(
+    spawn(serve.command, serve.argv, {
+      env: { ...process.env, ZK_CONNECT: '', LOG_LEVEL: 'info', OTEL_EXPORTER_OTLP_ENDPOINT: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let output = '';
   let runningAt: number | undefined;
   /** When the service began starting (its first log line's time): connecting, listing, acquiring follow. */

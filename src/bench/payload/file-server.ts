@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServerKind } from './sizes.js';
+import { killedOnInterrupt } from '../interrupt.js';
 
 /**
  * The depositor's file server, run as its own process so that it does not share the measuring
@@ -72,7 +73,9 @@ export async function startFileServer(
 ): Promise<FileServer> {
   const script = join(scriptDir, 'file-server.mjs');
   writeFileSync(script, FILE_SERVER);
-  const child = spawn(process.execPath, [script, root, kind], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = killedOnInterrupt(
+    spawn(process.execPath, [script, root, kind], { stdio: ['pipe', 'pipe', 'pipe'] }),
+  );
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   let output = '';
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { packagePath } from '../../package-root.js';
 import { provideZooKeeper } from '../../zk-server/provider.js';
+import { undoneOnInterrupt } from '../interrupt.js';
 import { chrootQueue } from '../index.js';
 import { describeMachine } from '../machine.js';
 import { round } from '../stats.js';
@@ -185,7 +186,13 @@ export async function runPayloadProfile(
   const root = join(work, 'served');
   mkdirSync(root);
   const stops: (() => Promise<void>)[] = [];
-  try {
+  // Once, whether by the end of the run or by an interrupt (see interrupt.ts): the services
+  // before the ZooKeeper they use, then the folder with every payload.
+  const cleanUp = async () => {
+    for (const stop of stops.splice(0).reverse()) await stop().catch(() => undefined);
+    rmSync(work, { recursive: true, force: true });
+  };
+  return undoneOnInterrupt(cleanUp, async () => {
     const zookeeper = await provideZooKeeper({ dir: join(work, 'zookeeper'), config });
     stops.push(() => zookeeper.stop());
     say(`ZooKeeper: ${zookeeper.connectString} (${zookeeper.source})`);
@@ -218,8 +225,5 @@ export async function runPayloadProfile(
     };
     writeResults(result, options.resultsDir ?? packagePath('bench', 'results'), say);
     return result;
-  } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(work, { recursive: true, force: true });
-  }
+  });
 }

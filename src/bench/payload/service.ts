@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { serveCommand } from '../../serve-flags.js';
 import { freePort } from '../../zk-server/free-port.js';
 import { watchRss } from '../scale-service.js';
+import { killedOnInterrupt } from '../interrupt.js';
 
 /** The last words of the service kept for an error message. */
 const OUTPUT_KEPT = 8_000;
@@ -66,23 +67,25 @@ export async function startIngestService(
     '--http-port',
     String(port),
   ]);
-  const child = spawn(serve.command, serve.argv, {
-    cwd: dir,
-    env: {
-      ...process.env,
-      ZK_CONNECT: '',
-      MRTQ_HOME: dir,
-      MRTQ_STORE_SYNC: String(storeSync),
-      MRTQ_CONFIG: '',
-      MRTQ_DATA_DIR: join(dir, 'data'),
-      MRTQ_WORK_ROOT: join(dir, 'work'),
-      MRTQ_API_TOKEN: token,
-      MRTQ_CLEANUP_INTERVAL_MS: '0',
-      LOG_LEVEL: 'warn',
-      OTEL_EXPORTER_OTLP_ENDPOINT: '',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = killedOnInterrupt(
+    spawn(serve.command, serve.argv, {
+      cwd: dir,
+      env: {
+        ...process.env,
+        ZK_CONNECT: '',
+        MRTQ_HOME: dir,
+        MRTQ_STORE_SYNC: String(storeSync),
+        MRTQ_CONFIG: '',
+        MRTQ_DATA_DIR: join(dir, 'data'),
+        MRTQ_WORK_ROOT: join(dir, 'work'),
+        MRTQ_API_TOKEN: token,
+        MRTQ_CLEANUP_INTERVAL_MS: '0',
+        LOG_LEVEL: 'warn',
+        OTEL_EXPORTER_OTLP_ENDPOINT: '',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const rss = watchRss(child.pid!);
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-OUTPUT_KEPT));

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { CliContext } from '../context.js';
 import { nonNegative } from '../options.js';
 import { PAYLOAD_NAMES, type PayloadName } from '../../bench/payload/sizes.js';
+import { runInterruptible } from '../../bench/interrupt.js';
 
 interface BenchFlags {
   quick?: boolean;
@@ -84,41 +85,45 @@ export function registerBench(program: Command, ctx: CliContext): void {
       '--no-store-sync',
       "the payload profile's service with MRTQ_STORE_SYNC=false, held to the limit without fsync",
     )
-    .action(async (flags: BenchFlags) => {
-      const config = { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect };
-      const quick = flags.quick ?? false;
-      const common = {
-        quick,
-        resultsDir: flags.results,
-        progress: (line: string) => ctx.stderr.write(`${line}\n`),
-      };
-      const print = <T>(result: T, format: (r: T) => string) =>
-        ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : `${format(result)}\n`);
-      if (flags.payload) {
-        const { formatPayloadProfile, runPayloadProfile } = await import('../../bench/payload/index.js');
-        print(
-          await runPayloadProfile(config, {
-            ...common,
-            digest: flags.payloadDigest,
-            payloads: flags.payloads,
-            storeSync: flags.storeSync,
-          }),
-          formatPayloadProfile,
-        );
-        return;
-      }
-      if (flags.scale) {
-        const { formatScaleProfile, runScaleProfile } = await import('../../bench/scale-profile.js');
-        const result = await runScaleProfile(config, {
-          ...common,
-          sizes: flags.sizes ?? (quick ? [1_000, 5_000] : [10_000, 100_000, 1_000_000]),
-          throughputJobs: flags.jobs ?? (quick ? 300 : 4_000),
-          warmupJobs: quick ? 100 : 2_000,
-        });
-        print(result, formatScaleProfile);
-        return;
-      }
-      const { formatBench, runBench } = await import('../../bench/index.js');
-      print(await runBench(config, { ...common, jobs: flags.jobs, repeat: flags.repeat }), formatBench);
+    // Interrupted (Ctrl-C, SIGTERM), the bench stops the servers and services it started and
+    // removes its temporary folder before it exits (bench/interrupt.ts).
+    .action((flags: BenchFlags) => runInterruptible(() => runBenchCommand(ctx, flags)));
+}
+
+async function runBenchCommand(ctx: CliContext, flags: BenchFlags): Promise<void> {
+  const config = { ...ctx.config, zkConnect: ctx.zkFlag() ?? ctx.config.zkConnect };
+  const quick = flags.quick ?? false;
+  const common = {
+    quick,
+    resultsDir: flags.results,
+    progress: (line: string) => ctx.stderr.write(`${line}\n`),
+  };
+  const print = <T>(result: T, format: (r: T) => string) =>
+    ctx.stdout.write(flags.json ? `${JSON.stringify(result)}\n` : `${format(result)}\n`);
+  if (flags.payload) {
+    const { formatPayloadProfile, runPayloadProfile } = await import('../../bench/payload/index.js');
+    print(
+      await runPayloadProfile(config, {
+        ...common,
+        digest: flags.payloadDigest,
+        payloads: flags.payloads,
+        storeSync: flags.storeSync,
+      }),
+      formatPayloadProfile,
+    );
+    return;
+  }
+  if (flags.scale) {
+    const { formatScaleProfile, runScaleProfile } = await import('../../bench/scale-profile.js');
+    const result = await runScaleProfile(config, {
+      ...common,
+      sizes: flags.sizes ?? (quick ? [1_000, 5_000] : [10_000, 100_000, 1_000_000]),
+      throughputJobs: flags.jobs ?? (quick ? 300 : 4_000),
+      warmupJobs: quick ? 100 : 2_000,
     });
+    print(result, formatScaleProfile);
+    return;
+  }
+  const { formatBench, runBench } = await import('../../bench/index.js');
+  print(await runBench(config, { ...common, jobs: flags.jobs, repeat: flags.repeat }), formatBench);
 }
