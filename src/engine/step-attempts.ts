@@ -14,6 +14,7 @@ import {
   type StepAttempt,
 } from '../queue/jobs/attempts.js';
 import type { HeldLock } from '../queue/locks/lock.js';
+import { commitOps } from '../queue/tree/context.js';
 import type { Op } from '../zk/index.js';
 import type { EngineDeps } from './deps.js';
 import { StepAbortedError } from './step-runner.js';
@@ -119,7 +120,7 @@ async function recordAttempt(deps: EngineDeps, acquired: AcquiredJob): Promise<A
     attemptsOp(job.jobId, job.attemptsNode === true, attempts),
   ];
   try {
-    await (deps.queue.commits ? deps.queue.commits.commit(ops) : deps.queue.zk.multi(ops));
+    await commitOps(deps.queue, ops);
   } catch (err) {
     throw new StepAbortedError(err);
   }

@@ -4,7 +4,7 @@ import type { JobContext, JobEvent, JobLifecycle } from '../../../machines/index
 /** An event of the queue's job lifecycle: Merritt's (typed) or one a custom lifecycle adds. */
 export type AnyJobEvent = JobEvent | EventObject;
 import { ZkTransactionError, type Op } from '../../zk/index.js';
-import type { QueueContext } from '../tree/context.js';
+import { commitOps, type QueueContext } from '../tree/context.js';
 import { QueueError } from '../tree/errors.js';
 import type { AcquiredJob } from './acquire.js';
 import type { JobRecord, OptionalJobNode } from './load.js';
@@ -238,7 +238,7 @@ async function commit(
   for (let attempt = 0; ; attempt++) {
     try {
       const ops = jobTransitionOps(current, next, options, now, ctx.lifecycle);
-      await (ctx.commits ? ctx.commits.commit(ops) : ctx.zk.multi(ops));
+      await commitOps(ctx, ops);
       break;
     } catch (err) {
       const repaired = attempt === 0 ? await repair(ctx, current, err) : undefined;

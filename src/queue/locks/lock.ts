@@ -1,6 +1,6 @@
 import { filter, first } from 'rxjs';
 import { ZkError, isZkError, type Op } from '../../zk/index.js';
-import type { QueueContext } from '../tree/context.js';
+import { commitOps, type QueueContext } from '../tree/context.js';
 import { QueueError } from '../tree/errors.js';
 
 /** An ephemeral `lock` node this process created, and the session it belongs to. */
@@ -163,7 +163,6 @@ export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<vo
   const [node] = await ctx.zk.getDataMany([lock.path]);
   const stat = node?.stat;
   if (stat?.ephemeralOwner !== lock.sessionId) return;
-  const commit = (ops: Op[]): Promise<unknown> => (ctx.commits ? ctx.commits.commit(ops) : ctx.zk.multi(ops));
   const writes = lock.releaseOps?.() ?? [];
   if (writes.length > 0) {
     const ops: Op[] = [
@@ -172,7 +171,7 @@ export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<vo
       { op: 'delete', path: lock.path, version: stat.version },
     ];
     try {
-      await commit(ops);
+      await commitOps(ctx, ops);
       return;
     } catch (err) {
       if (isZkError(err) && err.retryable) throw err;
@@ -181,7 +180,7 @@ export async function releaseLock(ctx: QueueContext, lock: HeldLock): Promise<vo
     }
   }
   try {
-    await commit([{ op: 'delete', path: lock.path, version: stat.version }]);
+    await commitOps(ctx, [{ op: 'delete', path: lock.path, version: stat.version }]);
   } catch (err) {
     if (!isZkError(err, 'NO_NODE')) throw err;
   }

@@ -110,14 +110,13 @@ export async function makeParentDirs(paths: readonly string[], root?: string): P
     return;
   }
   const top = resolve(root);
-  const all = new Set<string>([top]);
+  const below = new Set<string>();
   for (const dir of dirs) {
-    for (let at = resolve(dir); at !== top && isBelow(top, at); at = dirname(at)) all.add(at);
+    for (let at = resolve(dir); isBelow(top, at); at = dirname(at)) below.add(at);
   }
   await mkdir(top, { recursive: true });
   // Sorted, a parent comes before its children.
-  for (const dir of [...all].sort()) {
-    if (dir === top) continue;
+  for (const dir of [...below].sort()) {
     try {
       await mkdir(dir);
     } catch (err) {

@@ -170,26 +170,22 @@ export function createLocalStorage(
     async update(request: UpdateRequest): Promise<StoreResult> {
       const dir = objectDir(dataDir, request.ark);
       if ((await listVersions(dir)).length === 0) throw notStored(request.ark);
-      const made = await claimObjectDir(dir, request.ark, sync);
-      const version = await addVersion(
-        dir,
-        request.ark,
-        { signal: request.signal, sync, made },
-        async (last) => {
-          const latest = await readVersionEntries(dir, last);
-          if (isUpdateApplied(latest, request.files, request.deletes)) return 'applied';
-          const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
-          return [
-            {
-              root: join(dir, `v${last}`),
-              files: plan.carried,
-              hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
-              verify: true,
-            },
-            { root: request.workDir, files: plan.added },
-          ];
-        },
-      );
+      // It has versions: claimObjectDir finds the directory there.
+      await claimObjectDir(dir, request.ark, sync);
+      const version = await addVersion(dir, request.ark, { signal: request.signal, sync }, async (last) => {
+        const latest = await readVersionEntries(dir, last);
+        if (isUpdateApplied(latest, request.files, request.deletes)) return 'applied';
+        const plan = planUpdate(request.ark, last, latest, request.files, request.deletes);
+        return [
+          {
+            root: join(dir, `v${last}`),
+            files: plan.carried,
+            hint: `version ${last} of ${request.ark} in the store is damaged; restore it before updating`,
+            verify: true,
+          },
+          { root: request.workDir, files: plan.added },
+        ];
+      });
       return resultOf(dir, version);
     },
   };
