@@ -21,6 +21,7 @@ import { createReportStep, describeJobsFromQueue } from './batch/report.js';
 import { createStorage } from './adapters.js';
 import { createStoreStep } from './job/store.js';
 import { removeLeftoverWorkDirs } from './workdir/sweep.js';
+import { registerLocalRoot } from './fs/local-roots.js';
 
 /** The ingest steps of issue #6, wired for one process. */
 export interface IngestSteps {
@@ -62,6 +63,8 @@ function sweepWorkDirs(settings: IngestSettings, queue: QueueContext): NodeJS.Ti
  * configured; reports go out by SMTP when configured, else to the outbox.
  */
 export async function createIngestSteps(settings: IngestSettings, queue: QueueContext): Promise<IngestSteps> {
+  // Before the first job: its working directory's calls are inline from the start on a local disk.
+  await registerLocalRoot(settings.workRoot);
   const fetcher = createFetcher(settings.fetch);
   const profiles = await loadProfiles(settings.profilesDir, { log: queue.log });
   const minter = createMinter(settings);

@@ -1,4 +1,4 @@
-import { rmdir } from 'node:fs/promises';
+import { rmdir } from '../fs/calls.js';
 import { dirname } from 'node:path';
 import type { JobStep } from '../contracts.js';
 import type { IngestSettings } from '../../config/ingest-settings.js';

@@ -1,4 +1,4 @@
-import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from '../fs/calls.js';
 import { basename, dirname, join } from 'node:path';
 import type { MerrittJobSteps } from '../contracts.js';
 import { unpackContainer } from '../formats/containers/containers.js';

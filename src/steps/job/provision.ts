@@ -1,4 +1,4 @@
-import { mkdir, statfs as fsStatfs } from 'node:fs/promises';
+import { mkdir, statfs as fsStatfs } from '../fs/calls.js';
 import type { ProvisionOutput } from '../../../machines/index.js';
 import type { MerrittJobSteps } from '../contracts.js';
 import type { QueueContext } from '../../queue/tree/context.js';

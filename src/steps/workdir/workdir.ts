@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile } from '../fs/calls.js';
 import { join, resolve } from 'node:path';
 import type { JobRecord } from '../../queue/jobs/load.js';
 import { workDirOf, type DownloadedFile, type DownloadRecord } from '../ingest-contracts.js';

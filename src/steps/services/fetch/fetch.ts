@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { rm } from '../../fs/calls.js';
 import type { FetchSettings } from '../../../config/ingest-settings.js';
 import { DEFAULT_ALGORITHM } from '../../formats/digest.js';
 import { FetchError } from '../../intake-errors.js';

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { readFile, realpath, stat, type FileHandle } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import type { FileHandle } from '../../fs/calls.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FetchError } from '../../intake-errors.js';

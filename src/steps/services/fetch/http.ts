@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import type { FileHandle } from '../../fs/calls.js';
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { context, propagation } from '@opentelemetry/api';
 import { Agent, interceptors, request, type Dispatcher } from 'undici';

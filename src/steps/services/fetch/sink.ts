@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import type { FileHandle } from '../../fs/calls.js';
 import type { Digest, DigestAlgorithm } from '../../ingest-contracts.js';
 import {
   createDigester,

@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open } from '../../fs/calls.js';
 import type { HandOffRow } from './manifest.js';
 import { MIME_SNIFF_BYTES, mimeTypeOf } from './mime.js';
 import { digestFile, resolveInside } from '../../workdir/files.js';

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { link, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, rm, writeFile } from '../../fs/calls.js';
 import { join } from 'node:path';
 import type { Inventory, InventoryRecord, LocalIdPair } from './port.js';
 import { OutputError } from '../../output-errors.js';
 import { objectDirName, readJsonIfPresent, writeFileAtomic } from '../../workdir/files.js';
+import { registerLocalRoot } from '../../fs/local-roots.js';
 
 /**
  * The local default inventory, files under `<dataDir>/inventory/`:
@@ -112,6 +113,7 @@ function merged(object: InventoryObject, request: InventoryRecord, now: Date): I
 
 /** The local inventory under `<dataDir>/inventory`. */
 export function createLocalInventory(dataDir: string, now: () => Date = () => new Date()): Inventory {
+  void registerLocalRoot(join(dataDir, 'inventory'));
   return {
     async record(request: InventoryRecord): Promise<void> {
       request.signal.throwIfAborted();

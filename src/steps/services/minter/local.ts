@@ -1,9 +1,10 @@
 import { randomInt } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { open } from '../../fs/calls.js';
 import { join } from 'node:path';
 import { OutputError } from '../../output-errors.js';
 import { withDirectory } from '../../workdir/files.js';
 import type { Minter } from './port.js';
+import { registerLocalRoot } from '../../fs/local-roots.js';
 
 /** EZID's test shoulder: what the local minter mints under (never a resolvable ark). */
 export const LOCAL_SHOULDER = 'ark:/99999/fk4';
@@ -29,6 +30,7 @@ function randomName(): string {
  */
 export function createLocalMinter(dataDir: string, options: { draw?: () => string } = {}): Minter {
   const root = join(dataDir, 'minter');
+  void registerLocalRoot(root);
   const draw = options.draw ?? randomName;
   return {
     async mint(signal: AbortSignal): Promise<string> {

@@ -1,5 +1,5 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { link, open, stat } from 'node:fs/promises';
+import { link, open, stat } from '../../fs/calls.js';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createDigester } from '../../formats/digest.js';

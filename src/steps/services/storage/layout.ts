@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from '../../fs/calls.js';
 import { join } from 'node:path';
 import { objectDirName } from '../../workdir/files.js';
 import { parseStorageManifest, type ManifestEntry } from '../../formats/storage-manifest.js';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm } from '../../fs/calls.js';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { OutputError } from '../../output-errors.js';
@@ -9,6 +9,7 @@ import type { Storage, StoreRequest, StoreResult, UpdateRequest } from './port.j
 import { makeDurable, placeFiles, syncDirectory, syncsEachFile } from './copy.js';
 import { isUpdateApplied, planUpdate } from './update.js';
 import { formatStorageManifest, sameEntries, type ManifestEntry } from '../../formats/storage-manifest.js';
+import { registerLocalRoot } from '../../fs/local-roots.js';
 
 /**
  * The local default storage: a versioned object store on disk,
@@ -143,6 +144,7 @@ export function createLocalStorage(
   dataDir: string,
   { sync = true }: { sync?: boolean } = {},
 ): Storage & Required<Pick<Storage, 'latest' | 'update'>> {
+  void registerLocalRoot(join(dataDir, 'store'));
   const resultOf = (dir: string, version: number): StoreResult => ({
     version,
     manifestUrl: pathToFileURL(join(dir, `v${version}`, MANIFEST_NAME)).href,
