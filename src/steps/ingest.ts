@@ -63,8 +63,9 @@ function sweepWorkDirs(settings: IngestSettings, queue: QueueContext): NodeJS.Ti
  * configured; reports go out by SMTP when configured, else to the outbox.
  */
 export async function createIngestSteps(settings: IngestSettings, queue: QueueContext): Promise<IngestSteps> {
-  // Before the first job: its working directory's calls are inline from the start on a local disk.
-  await registerLocalRoot(settings.workRoot);
+  // Checked in the background: a hung network mount must not hold up start-up (calls there go
+  // through the thread pool until the check says local, and stay there otherwise).
+  void registerLocalRoot(settings.workRoot);
   const fetcher = createFetcher(settings.fetch);
   const profiles = await loadProfiles(settings.profilesDir, { log: queue.log });
   const minter = createMinter(settings);

@@ -3,7 +3,7 @@ import { mkdtemp, rm as removeTree } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   link,
   mkdir,
@@ -19,6 +19,9 @@ import {
 } from '../../../src/steps/fs/calls.js';
 import { INLINE_WRITE_BYTES, InlineFileHandle } from '../../../src/steps/fs/inline-handle.js';
 import { isOnLocalRoot, registerLocalRoot } from '../../../src/steps/fs/local-roots.js';
+import { createLocalInventory } from '../../../src/steps/services/inventory/local.js';
+import { createLocalMinter } from '../../../src/steps/services/minter/local.js';
+import { createLocalStorage } from '../../../src/steps/services/storage/local.js';
 
 /** The error a promise rejects with (a call must reject, never throw at its caller). */
 async function rejection(call: () => Promise<unknown>): Promise<NodeJS.ErrnoException | undefined> {
@@ -53,6 +56,18 @@ describe('the steps file-system calls, inline below a local root and through the
     expect(isOnLocalRoot(join(local, 'a', 'b'))).toBe(true);
     expect(isOnLocalRoot(`${local}-sibling/a`)).toBe(false);
     expect(isOnLocalRoot(join(elsewhere, 'a'))).toBe(false);
+  });
+
+  it('the embedded store, inventory and minter register their folders, found local soon after', async () => {
+    const dataDir = join(base, 'data');
+    createLocalStorage(dataDir);
+    createLocalInventory(dataDir);
+    createLocalMinter(dataDir);
+    const below = ['store', 'inventory', 'minter'].map((name) => join(dataDir, name, 'x'));
+    await vi.waitFor(() => expect(below.map((path) => isOnLocalRoot(path))).toEqual([true, true, true]), {
+      timeout: 10_000,
+    });
+    expect(isOnLocalRoot(join(dataDir, 'elsewhere', 'x'))).toBe(false);
   });
 
   it('leaves a root on a pseudo file system (procfs) on the thread pool', async () => {
