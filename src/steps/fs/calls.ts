@@ -22,13 +22,15 @@ export { readdir } from 'node:fs/promises';
  * The file-system calls of the ingest steps, with `node:fs/promises`'s signatures. Below a root
  * found local (local-roots.ts) a call is made synchronously and its result returned as a promise;
  * elsewhere it goes through the thread pool. Measured here, 5,000 one-file objects (each some
- * 100 opens, mkdirs, renames, links, writes and closes): the service's CPU 62.7 → 45.2 s and the
- * batch 52.7 → 41.1 s, because on two busy cores each thread-pool round trip woke a pool thread
- * and then the loop, and the loop often waited for a core the woken thread took. What waits for
+ * 100 opens, mkdirs, renames, links, writes and closes; three alternated pairs, docs/performance.md):
+ * the service's CPU 62.2 → 46.1 s and the batch 53.4 → 41.7 s, because on two busy cores each
+ * thread-pool round trip woke a pool thread and then the loop, and the loop often waited for the
+ * core the woken thread took. What waits for
  * the disk stays asynchronous everywhere: fsync (the handle's `sync`), big writes, `readdir` of
  * folders that may hold 20,000 files, and a recursive `rm`.
  */
 
+/** Whether a call on `path` is made inline (a Buffer or URL path, which the steps never pass, is not). */
 function inline(path: unknown): boolean {
   return typeof path === 'string' && isOnLocalRoot(path);
 }
@@ -65,7 +67,7 @@ export function rmdir(path: string): Promise<void> {
   return inline(path) ? settle(() => rmdirSync(path)) : pool.rmdir(path);
 }
 
-/** A file or an empty directory inline; a recursive removal (a whole tree) through the pool. */
+/** A file inline; a recursive removal (a whole tree) through the pool. */
 export function rm(path: string, options?: Parameters<typeof rmSync>[1]): Promise<void> {
   return inline(path) && !options?.recursive ? settle(() => rmSync(path, options)) : pool.rm(path, options);
 }
