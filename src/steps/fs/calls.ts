@@ -77,13 +77,12 @@ export const readFile = ((path: string, options?: Parameters<typeof readFileSync
     ? settle(() => readFileSync(path, options))
     : pool.readFile(path, options)) as typeof pool.readFile;
 
-export const writeFile = ((
+export function writeFile(
   path: string,
   data: string | Uint8Array,
   options?: Parameters<typeof writeFileSync>[2],
-) =>
-  inline(path) ? settle(() => writeFileSync(path, data, options)) : pool.writeFile(path, data, options)) as (
-  path: string,
-  data: string | Uint8Array,
-  options?: Parameters<typeof writeFileSync>[2],
-) => Promise<void>;
+): Promise<void> {
+  return inline(path)
+    ? settle(() => writeFileSync(path, data, options))
+    : pool.writeFile(path, data, options);
+}

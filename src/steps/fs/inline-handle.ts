@@ -16,34 +16,6 @@ import type { Stats } from 'node:fs';
 import { promisify } from 'node:util';
 
 /**
- * What the steps use of an open file: the methods of `node:fs/promises`'s FileHandle they call,
- * which a FileHandle has and InlineFileHandle serves with synchronous calls.
- */
-export interface FileHandle {
-  readonly fd: number;
-  writeFile(data: string | Uint8Array): Promise<void>;
-  write<T extends NodeJS.ArrayBufferView>(
-    buffer: T,
-    offset?: number | null,
-    length?: number | null,
-    position?: number | null,
-  ): Promise<{ bytesWritten: number; buffer: T }>;
-  writev(buffers: readonly NodeJS.ArrayBufferView[], position?: number): Promise<{ bytesWritten: number }>;
-  read<T extends NodeJS.ArrayBufferView>(
-    buffer: T,
-    offset?: number | null,
-    length?: number | null,
-    position?: number | null,
-  ): Promise<{ bytesRead: number; buffer: T }>;
-  readFile(): Promise<Buffer>;
-  stat(): Promise<Stats>;
-  truncate(length?: number): Promise<void>;
-  sync(): Promise<void>;
-  datasync(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/**
  * Once a file has taken this many bytes, its writes go through the thread pool: a big download
  * keeps hashing the next chunk while the last one is written, as with a FileHandle.
  */
@@ -69,7 +41,7 @@ export async function settle<T>(fn: () => T): Promise<T> {
  * and of the loop, and on a busy machine a wait for a core). `sync` and `datasync` wait for the
  * disk and go through the thread pool; so do the writes of a file past INLINE_WRITE_BYTES.
  */
-export class InlineFileHandle implements FileHandle {
+export class InlineFileHandle {
   private written = 0;
 
   constructor(public fd: number) {}
@@ -148,3 +120,22 @@ export class InlineFileHandle implements FileHandle {
     });
   }
 }
+
+/**
+ * What the steps use of an open file: the methods InlineFileHandle serves, which a
+ * `node:fs/promises` FileHandle has too (the thread pool's, off a local disk).
+ */
+export type FileHandle = Pick<
+  InlineFileHandle,
+  | 'fd'
+  | 'writeFile'
+  | 'write'
+  | 'writev'
+  | 'read'
+  | 'readFile'
+  | 'stat'
+  | 'truncate'
+  | 'sync'
+  | 'datasync'
+  | 'close'
+>;

@@ -29,13 +29,7 @@ export async function writeFileAtomic(
   { durable = true }: { durable?: boolean } = {},
 ): Promise<void> {
   const temp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await withDirectory(dirname(path), () => open(temp, 'w'));
-  try {
-    await handle.writeFile(data);
-    if (durable) await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await writeAndClose(await withDirectory(dirname(path), () => open(temp, 'w')), data, durable);
   try {
     await rename(temp, path);
   } catch (err) {
@@ -72,7 +66,11 @@ export async function writeFileFresh(
   data: string | Buffer,
   { durable = false }: { durable?: boolean } = {},
 ): Promise<void> {
-  const handle = await withDirectory(dirname(path), () => openFresh(path));
+  await writeAndClose(await withDirectory(dirname(path), () => openFresh(path)), data, durable);
+}
+
+/** Writes `data` through `handle`, fsyncs it when `durable`, and closes it whatever happens. */
+async function writeAndClose(handle: FileHandle, data: string | Buffer, durable: boolean): Promise<void> {
   try {
     await handle.writeFile(data);
     if (durable) await handle.sync();

@@ -133,7 +133,7 @@ describe('the steps file-system calls, inline below a local root and through the
     expect((await rejection(() => handle.writeFile('late')))?.code).toBe('EBADF');
   });
 
-  it('a file written past the inline bytes goes on through the thread pool, every byte in place', async () => {
+  it('a file written past INLINE_WRITE_BYTES, by write and writev in turn, holds every byte in place', async () => {
     const path = join(local, 'big.bin');
     const chunks = Array.from({ length: Math.ceil((3 * INLINE_WRITE_BYTES) / 65536) }, () =>
       randomBytes(65536),
