@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, type FileHandle } from '../fs/calls.js';
+import { mkdir, open, openOffLoop, readFile, rename, rm, type FileHandle } from '../fs/calls.js';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
 import type { Digest, DigestAlgorithm } from '../ingest-contracts.js';
@@ -43,13 +43,17 @@ export async function writeFileAtomic(
  * place: it may be a hard link into a stored version (the embedded store links what it stores),
  * whose bytes must not change.
  */
-export async function openFresh(path: string): Promise<FileHandle> {
+export async function openFresh(
+  path: string,
+  { offLoop = false }: { offLoop?: boolean } = {},
+): Promise<FileHandle> {
+  const create = () => (offLoop ? openOffLoop(path, 'wx') : open(path, 'wx'));
   try {
-    return await open(path, 'wx');
+    return await create();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     await rm(path, { force: true });
-    return open(path, 'wx');
+    return create();
   }
 }
 

@@ -8,6 +8,7 @@ import {
   link,
   mkdir,
   open,
+  openOffLoop,
   readFile,
   rename,
   rm,
@@ -84,6 +85,21 @@ describe('the steps file-system calls, inline below a local root and through the
     expect(handle).toBeInstanceOf(InlineFileHandle);
     await handle.close();
     const pooled = await open(join(elsewhere, 'f'), 'wx');
+    expect(pooled).not.toBeInstanceOf(InlineFileHandle);
+    await pooled.close();
+  });
+
+  it('openOffLoop creates as open does, and hands back an inline handle below a local root', async () => {
+    // Which thread made the create is not observable without a race; its answers and handle are.
+    const path = join(local, 'off.bin');
+    const handle = await openOffLoop(path, 'wx');
+    expect(handle).toBeInstanceOf(InlineFileHandle);
+    await handle.writeFile('made off the loop');
+    await handle.close();
+    expect(readFileSync(path, 'utf8')).toBe('made off the loop');
+    expect((await rejection(() => openOffLoop(path, 'wx')))?.code).toBe('EEXIST');
+    expect((await rejection(() => openOffLoop(join(local, 'no', 'such'), 'wx')))?.code).toBe('ENOENT');
+    const pooled = await openOffLoop(join(elsewhere, 'off.bin'), 'wx');
     expect(pooled).not.toBeInstanceOf(InlineFileHandle);
     await pooled.close();
   });

@@ -2,7 +2,7 @@ import { link, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeParentDirs, writeFileFresh } from '../../../src/steps/workdir/files.js';
+import { makeParentDirs, openFresh, writeFileFresh } from '../../../src/steps/workdir/files.js';
 
 describe('the working directory file helpers, on a real file system', () => {
   let root: string;
@@ -49,4 +49,18 @@ describe('the working directory file helpers, on a real file system', () => {
     expect(await readFile(stored, 'utf8')).toBe('first\n');
     expect((await stat(stored)).nlink).toBe(1);
   });
+
+  for (const offLoop of [false, true]) {
+    it(`openFresh${offLoop ? ' off the loop' : ''} replaces a file left by an earlier run, and a hard link to it keeps its bytes`, async () => {
+      const path = join(root, 'producer-a.bin');
+      await writeFile(path, 'an earlier run');
+      const kept = join(root, 'stored-a.bin');
+      await link(path, kept);
+      const handle = await openFresh(path, { offLoop });
+      await handle.writeFile('this run');
+      await handle.close();
+      expect(await readFile(path, 'utf8')).toBe('this run');
+      expect(await readFile(kept, 'utf8')).toBe('an earlier run');
+    });
+  }
 });

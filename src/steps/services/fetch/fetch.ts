@@ -23,6 +23,11 @@ export interface ToFileOptions {
   signal: AbortSignal;
   /** What the depositor said; the file is deleted and the fetch fails when it does not match. */
   expected?: Expected;
+  /**
+   * Creates the file through the thread pool (openOffLoop): for a download among several in
+   * flight, whose create a pool thread can make on the other core while the loop serves the others.
+   */
+  createOffLoop?: boolean;
 }
 
 /**
@@ -96,12 +101,12 @@ export function createFetcher(settings: FetchSettings): Fetcher {
           .catch((err: unknown) => abortReasonOr(signal, err)),
       );
     },
-    async toFile(url, destPath, { signal, expected = {} }) {
+    async toFile(url, destPath, { signal, expected = {}, createOffLoop = false }) {
       signal.throwIfAborted();
       return traced(url, 'GET', async (span) => {
         const from = source(url);
         const progress = new FileProgress(expected.digest?.algorithm ?? DEFAULT_ALGORITHM);
-        const fh = await openFresh(destPath);
+        const fh = await openFresh(destPath, { offLoop: createOffLoop });
         try {
           await from.fill(url, fh, progress, expected, signal);
           await fh.close();
