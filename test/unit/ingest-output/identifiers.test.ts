@@ -34,5 +34,12 @@ describe('arks and paths', () => {
     expect(isBelow('/w', '/w/..x')).toBe(true);
     expect(isBelow('/w', '/w')).toBe(false);
     expect(isBelow('/w', '/wx/y')).toBe(false);
+    expect(isBelow('/w/', '/w/a')).toBe(true);
+    expect(isBelow('/w', '/w/a/../..')).toBe(false);
+    expect(isBelow('/w', '/w/a/..')).toBe(false);
+    expect(isBelow('/w/./j', '/w/j//k')).toBe(true);
+    expect(isBelow('/', '/a')).toBe(true);
+    expect(isBelow('/', '/')).toBe(false);
+    expect(isBelow('w', `${process.cwd()}/w/a`)).toBe(true);
   });
 });
