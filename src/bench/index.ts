@@ -154,7 +154,12 @@ export async function runBench(config: Config, options: BenchOptions): Promise<B
    * own garbage collection. The ceiling and the engine share one (their ratio is the point).
    */
   const freshServer = async (name: string): Promise<string> => {
-    const server = await provideZooKeeper({ dir: join(work, name), config });
+    // Stopped by cleanUp even when interrupted while it starts (a stop is safe twice).
+    const server = await provideZooKeeper({
+      dir: join(work, name),
+      config,
+      onStarting: (stop) => servers.push({ stop }),
+    });
     servers.push(server);
     say(`ZooKeeper for ${name}: ${server.connectString} (${server.source})`);
     return server.connectString;

@@ -113,7 +113,7 @@ function targetsOf(points: readonly ScalePoint[]): ScaleProfileResult['targets']
  * snapshot of the whole tree, which is how the profile sees the snapshot of each size (ZooKeeper
  * snapshots every 100,000 transactions by default, and an expansion is only a few thousand multis).
  */
-async function scaleServer(config: Config, dir: string) {
+async function scaleServer(config: Config, dir: string, onStarting: (stop: () => Promise<void>) => void) {
   if (config.zkConnect)
     return { connectString: config.zkConnect, host: undefined, port: undefined, stop: async () => {} };
   const port = await freePort();
@@ -125,6 +125,8 @@ async function scaleServer(config: Config, dir: string) {
     tickTime: 500,
     readyTimeoutMs: 900_000,
   });
+  // start() spawns the JVM before its first await: the stop covers it (and a restart's) from then on.
+  onStarting(() => server.stop());
   await server.start();
   return {
     connectString: server.connectString,
@@ -227,17 +229,19 @@ export async function runScaleProfile(
     );
   const work = mkdtempSync(join(tmpdir(), 'mrtq-scale-'));
   const serverDir = join(work, 'zookeeper');
-  const server = await scaleServer(config, serverDir);
-  say(`ZooKeeper for the scale profile: ${server.connectString}`);
-  const connectString = `${server.connectString}/scale`;
   const sessions: ZkClient[] = [];
-  // Once, whether by the end of the run or by an interrupt (see interrupt.ts).
+  let stopServer = async (): Promise<void> => {};
+  // Once, whether by the end of the run or by an interrupt (see interrupt.ts), also one while the
+  // server starts (a million jobs' snapshot loads for minutes).
   const cleanUp = async () => {
     await Promise.allSettled(sessions.splice(0).map((session) => session.close()));
-    await server.stop();
+    await stopServer();
     rmSync(work, { recursive: true, force: true });
   };
   return undoneOnInterrupt(cleanUp, async () => {
+    const server = await scaleServer(config, serverDir, (stop) => (stopServer = stop));
+    say(`ZooKeeper for the scale profile: ${server.connectString}`);
+    const connectString = `${server.connectString}/scale`;
     const points: ScalePoint[] = [];
     for (const size of options.sizes) {
       // Sessions per size: the restart below (a big tree loads for longer than a session lasts)

@@ -26,6 +26,12 @@ export interface ProvideOptions {
   /** Outlive this process (`mrtq zk up`). */
   detached?: boolean;
   tickTime?: number;
+  /**
+   * Called, just before a local server process is spawned, with a way to stop it: from then on
+   * (no turn of the event loop comes between) the stop covers the JVM, also before it answers, so
+   * a caller interrupted while it starts (the benchmarks, on SIGTERM) can stop it then.
+   */
+  onStarting?: (stop: () => Promise<void>) => void;
 }
 
 /**
@@ -51,6 +57,7 @@ export async function provideZooKeeper(options: ProvideOptions): Promise<Provide
     tickTime: options.tickTime ?? 500,
     env: { zookeeperHome: config.zookeeperHome, javaHome: config.javaHome },
   });
+  options.onStarting?.(() => server.stop());
   await server.start();
   return { connectString: server.connectString, source: 'process', server, stop: () => server.stop() };
 }

@@ -193,7 +193,12 @@ export async function runPayloadProfile(
     rmSync(work, { recursive: true, force: true });
   };
   return undoneOnInterrupt(cleanUp, async () => {
-    const zookeeper = await provideZooKeeper({ dir: join(work, 'zookeeper'), config });
+    // Stopped by cleanUp even when interrupted while it starts (a stop is safe twice).
+    const zookeeper = await provideZooKeeper({
+      dir: join(work, 'zookeeper'),
+      config,
+      onStarting: (stop) => stops.push(stop),
+    });
     stops.push(() => zookeeper.stop());
     say(`ZooKeeper: ${zookeeper.connectString} (${zookeeper.source})`);
     const serve = async (kind: FileServer['kind']) => {

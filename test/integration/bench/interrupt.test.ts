@@ -20,36 +20,60 @@ function processesUnder(dir: string): string[] {
   return found;
 }
 
+/** `mrtq bench --payload --quick` of one-file objects, on its own ZooKeeper, its folders under `tmp`. */
+function startBench(tmp: string) {
+  const bench = spawn(
+    process.execPath,
+    [
+      packagePath('bin', 'mrtq.js'),
+      'bench',
+      '--payload',
+      '--quick',
+      '--payloads',
+      'one-file-objects',
+      '--results',
+      '',
+    ],
+    {
+      env: { ...process.env, TMPDIR: tmp, ZK_CONNECT: '', MRTQ_CONFIG: '', MRTQ_HOME: tmp },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  const exited = new Promise<number | string | null>((resolve) =>
+    bench.once('exit', (code, signal) => resolve(code ?? signal)),
+  );
+  const output = { progress: '' };
+  bench.stderr.on('data', (chunk: Buffer) => (output.progress += chunk.toString()));
+  return { bench, exited, output };
+}
+
 describe('an interrupted benchmark', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'mrtq-interrupt-'));
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+  it('interrupted while its ZooKeeper starts, leaves no process or payload folder and exits 143', async () => {
+    const dir = mkdtempSync(join(tmp, 'starting-'));
+    const { bench, exited } = startBench(dir);
+    // Its JVM spawned, polled every 20 ms: a JVM here takes about a second to answer.
+    await expect
+      .poll(() => processesUnder(dir).some((p) => /\bjava /.test(p)), {
+        timeout: 120_000,
+        interval: 20,
+      })
+      .toBe(true);
+    bench.kill('SIGTERM');
+    expect(await exited).toBe(143);
+    await expect.poll(() => processesUnder(dir), { timeout: 60_000, interval: 200 }).toEqual([]);
+    expect(readdirSync(dir).filter((name) => name.startsWith('mrtq-payload-'))).toEqual([]);
+  }, 300_000);
+
   it('stops its ZooKeeper, file servers and mrtq serve, removes its payloads, and exits 143 on SIGTERM', async () => {
     // Its own ZooKeeper (no ZK_CONNECT, no config file), and every temporary folder under `tmp`.
-    const bench = spawn(
-      process.execPath,
-      [
-        packagePath('bin', 'mrtq.js'),
-        'bench',
-        '--payload',
-        '--quick',
-        '--payloads',
-        'one-file-objects',
-        '--results',
-        '',
-      ],
-      {
-        env: { ...process.env, TMPDIR: tmp, ZK_CONNECT: '', MRTQ_CONFIG: '', MRTQ_HOME: tmp },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      },
-    );
-    const exited = new Promise<number | string | null>((resolve) =>
-      bench.once('exit', (code, signal) => resolve(code ?? signal)),
-    );
-    let progress = '';
-    bench.stderr.on('data', (chunk: Buffer) => (progress += chunk.toString()));
+    const { bench, exited, output } = startBench(tmp);
     // The row's service is running once its limit is measured; the ingest starts next.
-    await expect.poll(() => progress, { timeout: 180_000, interval: 200 }).toMatch(/keep-alive: limit/);
+    await expect
+      .poll(() => output.progress, { timeout: 180_000, interval: 200 })
+      .toMatch(/keep-alive: limit/);
     const started = processesUnder(tmp);
     expect(started.length, started.join('\n')).toBeGreaterThanOrEqual(3); // ZooKeeper, file servers, serve
 

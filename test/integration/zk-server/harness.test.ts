@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,20 @@ function tempDir(): string {
   return dir;
 }
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Processes whose command line names `dir`. */
+function processesWith(dir: string): string[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .flatMap((pid) => {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        return command.includes(dir) ? [`${pid} ${command.replace(/\0/g, ' ').slice(0, 120)}`] : [];
+      } catch {
+        return []; // gone meanwhile
+      }
+    });
+}
 
 const noEnv = { zkConnect: undefined, zookeeperHome: undefined, javaHome: undefined } as const;
 
@@ -38,6 +52,22 @@ describe('where ZooKeeper comes from', () => {
     await provided.stop();
     expect(isAlive(pid)).toBe(false);
     expect(await isServing(server.host, server.port)).toBe(false);
+  });
+
+  it('hands onStarting a stop that ends the JVM before it answers; the start then fails', async () => {
+    const dir = tempDir();
+    let stopping: Promise<void> | undefined;
+    const started = provideZooKeeper({
+      dir,
+      config: { ...noEnv, containers: 'off' },
+      onStarting: (stop) =>
+        setImmediate(() => {
+          stopping = stop();
+        }),
+    });
+    await expect(started).rejects.toThrow(/did not start/);
+    await stopping;
+    expect(processesWith(dir)).toEqual([]);
   });
 
   it('names exactly what to install when no ZooKeeper distribution is found', () => {
