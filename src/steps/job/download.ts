@@ -41,8 +41,7 @@ async function fetchNamed(
   fetcher: Fetcher,
   file: ObjectFile,
   target: string,
-  signal: AbortSignal,
-  createOffLoop = false,
+  { signal, createOffLoop }: { signal: AbortSignal; createOffLoop: boolean },
 ): Promise<FetchedFile> {
   try {
     const expected = { size: file.size, digest: file.digest };
@@ -62,10 +61,9 @@ async function downloadOne(
   deps: DownloadDeps,
   target: string,
   file: ObjectFile,
-  signal: AbortSignal,
-  createOffLoop: boolean,
+  how: { signal: AbortSignal; createOffLoop: boolean },
 ): Promise<DownloadedFile> {
-  const got = await fetchNamed(deps.fetcher, file, target, signal, createOffLoop);
+  const got = await fetchNamed(deps.fetcher, file, target, how);
   const path = `${PRODUCER_DIR}/${file.fileName}`;
   return {
     path,
@@ -101,8 +99,8 @@ async function downloadFiles(
   const several = files.length > 1;
   try {
     return await mapLimit(files, deps.settings.fetch.concurrency, signal, async (file, index, each) => {
-      const offLoop = several && (file.size ?? 0) >= OFF_LOOP_CREATE_BYTES;
-      const downloaded = await downloadOne(deps, targets[index]!, file, each, offLoop);
+      const createOffLoop = several && (file.size ?? 0) >= OFF_LOOP_CREATE_BYTES;
+      const downloaded = await downloadOne(deps, targets[index]!, file, { signal: each, createOffLoop });
       behind?.wrote(downloaded.size);
       return downloaded;
     });
@@ -121,7 +119,7 @@ async function downloadContainer(
   await mkdir(holding, { recursive: true });
   try {
     const archive = join(holding, basename(file.fileName));
-    await fetchNamed(deps.fetcher, file, archive, signal);
+    await fetchNamed(deps.fetcher, file, archive, { signal, createOffLoop: false });
     const unpacked = await unpackContainer(
       archive,
       join(dir, PRODUCER_DIR),

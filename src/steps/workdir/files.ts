@@ -41,7 +41,7 @@ export async function writeFileAtomic(
 /**
  * Opens `path` as a new file. One that is there already is unlinked first, never truncated in
  * place: it may be a hard link into a stored version (the embedded store links what it stores),
- * whose bytes must not change.
+ * whose bytes must not change. `offLoop`: the create through the thread pool (openOffLoop).
  */
 export async function openFresh(
   path: string,
