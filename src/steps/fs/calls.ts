@@ -29,9 +29,9 @@ const openAsync = promisify(openCallback);
  * 100 opens, mkdirs, renames, links, writes and closes; three alternated pairs, docs/performance.md):
  * the service's CPU 62.2 → 46.1 s and the batch 53.4 → 41.7 s, because on two busy cores each
  * thread-pool round trip woke a pool thread and then the loop, and the loop often waited for the
- * core the woken thread took. What waits for
- * the disk stays asynchronous everywhere: fsync (the handle's `sync`), big writes, `readdir` of
- * folders that may hold 20,000 files, and a recursive `rm`.
+ * core the woken thread took. What waits for the disk stays asynchronous everywhere: fsync (the
+ * handle's `sync`), big writes, `readdir` of folders that may hold 20,000 files, and a recursive
+ * `rm`; so does a create where the loop has other work meanwhile (`openOffLoop`).
  */
 
 /** Whether a call on `path` is made inline (a Buffer or URL path, which the steps never pass, is not). */

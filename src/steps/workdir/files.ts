@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { mkdir, open, openOffLoop, readFile, rename, rm, type FileHandle } from '../fs/calls.js';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { isInside } from './safe-path.js';
 import { promisify } from 'node:util';
 import type { Digest, DigestAlgorithm } from '../ingest-contracts.js';
 import { createDigester } from '../formats/digest.js';
@@ -156,15 +157,11 @@ export async function digestFile(
   return { digest: { algorithm, value: hash.digest() }, size };
 }
 
-/**
- * Whether `path` is strictly below `root` (after resolving both: normalised, no `..`, no trailing
- * separator but the root directory's), by prefix; `path.relative` resolved both again.
- */
+/** Whether `path` is strictly below `root` (after resolving both). */
 export function isBelow(root: string, path: string): boolean {
   const top = resolve(root);
   const full = resolve(path);
-  const prefix = top.endsWith(sep) ? top : `${top}${sep}`;
-  return full.length > prefix.length && full.startsWith(prefix);
+  return full !== top && isInside(top, full);
 }
 
 /** `root/rel`, refused unless it stays inside `root` (no `..`, no absolute paths). */

@@ -1,4 +1,4 @@
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { IntakeError } from '../intake-errors.js';
 
 /**
@@ -20,10 +20,13 @@ export function safeRelativePath(name: string, what = 'file name'): string {
   return kept.join('/');
 }
 
-/** True when `target` is `root` itself or lies below it (both absolute, already resolved). */
+/**
+ * True when `target` is `root` itself or lies below it (both absolute, already resolved: no `..`,
+ * no trailing separator but the root directory's), by prefix.
+ */
 export function isInside(root: string, target: string): boolean {
-  const rel = relative(root, target);
-  return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
+  if (target === root) return true;
+  return target.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 /**

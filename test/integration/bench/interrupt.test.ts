@@ -54,7 +54,9 @@ describe('an interrupted benchmark', () => {
   it('interrupted while its ZooKeeper starts, leaves no process or payload folder and exits 143', async () => {
     const dir = mkdtempSync(join(tmp, 'starting-'));
     const { bench, exited } = startBench(dir);
-    // Its JVM spawned, polled every 20 ms: a JVM here takes about a second to answer.
+    // Its JVM spawned, polled every 20 ms: a JVM here takes about a second to answer. (This also
+    // passes without provideZooKeeper's onStarting: a JVM this early dies when the bench removes
+    // its folder; harness.test.ts pins onStarting itself.)
     await expect
       .poll(() => processesUnder(dir).some((p) => /\bjava /.test(p)), {
         timeout: 120_000,
