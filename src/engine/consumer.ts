@@ -170,6 +170,11 @@ export class Consumer<A> {
     if (!this.stopped) this.fill();
   }
 
+  /** The items this consumer holds now: claimed by an acquisition under way, running, or waiting for a slot. */
+  holding(): string[] {
+    return [...this.claimed, ...this.inFlight.keys(), ...this.waiting.keys()];
+  }
+
   /** True while this consumer works on `id`, or holds it waiting for a slot. */
   holds(id: string): boolean {
     return this.inFlight.has(id) || this.waiting.has(id);

@@ -400,7 +400,11 @@ export class Engine {
    */
   private startShares(deps: EngineDeps, intake: Consumer<AcquiredJob>): Shares {
     const { zk, lifecycle } = deps.queue;
-    const shares = new Shares(zk, (listing) => intake.offer(listing.refs, listing.readAt));
+    const shares = new Shares(
+      zk,
+      (listing) => intake.offer(listing.refs, listing.readAt),
+      () => intake.holding(),
+    );
     this.shares = shares;
     let counting = false;
     this.subscriptions.push(

@@ -31,7 +31,8 @@ export interface ShareUse {
  * the waiting refs is arranged fairly across keys before it is offered (see FairOrder), and again
  * when the policy changes or, with caps, when the jobs at work change. Jobs at work are counted
  * from the working states' folders, which every engine watches, so every engine honours a cap
- * (two engines taking in the same moment may together pass it by the jobs they take at once).
+ * (two engines taking in the same moment may together pass it by the jobs they take at once), and
+ * from the jobs this engine holds, so its own never pass it whenever its folders are read.
  */
 export class Shares {
   private policy: SharesPolicy = DEFAULT_SHARES_POLICY;
@@ -54,6 +55,11 @@ export class Shares {
     zk: ZkClient,
     /** Offers an arranged listing to the intake consumer. */
     private readonly offer: (listing: JobListing) => void,
+    /**
+     * The job ids the intake consumer holds now (being taken in, or at work in its hands): at work
+     * from the moment it claims them, before `taken` says so and whatever the folders' reads say.
+     */
+    private readonly inHand: () => Iterable<string> = () => [],
   ) {
     this.keys = new JobKeys(zk);
   }
@@ -102,19 +108,26 @@ export class Shares {
   }
 
   /**
-   * Jobs at work by key, each counted once: in the working folders as last read, or in this
-   * process's hands (a job handed from step to step here may be between two folders' reads).
+   * Jobs at work by key, each counted once: in this process's hands (being taken in by the intake,
+   * or taken and handed from step to step here, which may be between two folders' reads), or in
+   * the working folders as last read. What the count says thus never depends on when a folder was
+   * read: a job is counted from its claim until it leaves this process's hands, then by its folder.
    */
-  private atWorkByKey(working: readonly string[]): Map<string, number> {
+  private atWorkByKey(working: readonly string[], held: ReadonlySet<string>): Map<string, number> {
     const since = performance.now() - TAKEN_LATELY_MS;
     for (const [jid, { at }] of this.takenLately) if (at < since) this.takenLately.delete(jid);
     const counts = new Map<string, number>();
-    for (const [, { key }] of this.takenLately) counts.set(key, (counts.get(key) ?? 0) + 1);
+    const counted = new Set<string>();
+    const add = (jid: string, key: string | undefined): void => {
+      if (key === undefined || counted.has(jid)) return;
+      counted.add(jid);
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    };
+    for (const [jid, { key }] of this.takenLately) add(jid, key);
+    for (const jid of held) add(jid, this.keyOfJid(jid));
     for (const ref of working) {
       const jid = parseRefName(ref)?.jid;
-      if (jid === undefined || this.takenLately.has(jid)) continue;
-      const key = this.keyOfRef(ref);
-      if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
+      if (jid !== undefined) add(jid, this.keyOfJid(jid));
     }
     return counts;
   }
@@ -138,9 +151,13 @@ export class Shares {
 
   private keyOfRef = (ref: string): string | undefined => {
     const jid = parseRefName(ref)?.jid;
-    const fields = jid === undefined ? undefined : this.keys.get(jid);
-    return fields === undefined ? undefined : shareKeyOf(this.policy, fields);
+    return jid === undefined ? undefined : this.keyOfJid(jid);
   };
+
+  private keyOfJid(jid: string): string | undefined {
+    const fields = this.keys.get(jid);
+    return fields === undefined ? undefined : shareKeyOf(this.policy, fields);
+  }
 
   private count(refs: readonly string[]): Map<string, number> {
     const counts = new Map<string, number>();
@@ -178,7 +195,11 @@ export class Shares {
   private offerArranged(listing: JobListing): number {
     const capped = this.capped;
     const working = capped ? [...this.atWork.values()].flat() : [];
-    const atWork = capped ? this.atWorkByKey(working) : new Map<string, number>();
+    const held = new Set(capped ? this.inHand() : []);
+    const atWork = capped ? this.atWorkByKey(working, held) : new Map<string, number>();
+    // A job the intake holds is counted at work: it is not offered again (the intake passes it by).
+    const waiting =
+      held.size === 0 ? listing.refs : listing.refs.filter((ref) => !held.has(parseRefName(ref)?.jid ?? ''));
     let unknown = 0;
     const keyOf = (ref: string): string | undefined => {
       const key = this.keyOfRef(ref);
@@ -186,7 +207,7 @@ export class Shares {
       return key;
     };
     const refs = this.fair.order(
-      listing.refs,
+      waiting,
       keyOf,
       (key) => weightOf(this.policy, key),
       (key) => {

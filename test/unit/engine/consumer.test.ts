@@ -77,6 +77,24 @@ function slowlyAcquiring() {
 const tick = () => new Promise((r) => setTimeout(r, 0));
 
 describe('the consumer', () => {
+  it('says what it holds: claimed while an acquisition is under way, then running, then nothing', async () => {
+    const { consumer, answer } = slowlyAcquiring();
+    expect(consumer.holding()).toEqual([]);
+    consumer.offer(['a']);
+    await tick();
+    expect(consumer.holding()).toEqual(['a']);
+    answer('a');
+    await tick();
+    expect(consumer.holding()).toEqual([]);
+    const held = consumerOf(1);
+    held.consumer.offer(['x']);
+    await tick();
+    expect(held.consumer.holding()).toEqual(['x']);
+    held.finish.get('x')!();
+    await tick();
+    expect(held.consumer.holding()).toEqual([]);
+  });
+
   it('takes candidates up to its limit and says when it wants no more', async () => {
     const { consumer, acquired, finish, demand } = consumerOf(2);
     consumer.offer(['a', 'b', 'c']);
