@@ -7,11 +7,13 @@ const RETRY_DELAY_MS = 1000;
 
 export interface WatchedOptions<T> {
   /**
-   * How long to wait after a watch fires before reading again, given the last value. Changes
-   * that happen meanwhile coalesce into that one read (the watch is one-shot), which bounds the
-   * cost of re-reading a big folder that changes often.
+   * The least time between two reads, given the last value: a fire that comes sooner after the
+   * last read waits for the rest of it, and the changes meanwhile coalesce into that one read
+   * (the watch is one-shot), which bounds the cost of re-reading a big folder that changes often.
+   * A fire after a quiet spell (the last read at least that long ago) is read at once: new work
+   * in an idle folder is seen without the wait.
    */
-  delayAfterFire?: (last: T) => number;
+  spacing?: (last: T) => number;
   /**
    * Whether anyone needs a fresh value now (a consumer with a free slot). While it is false a
    * fire only marks the value stale; the read (and the watch it re-arms) waits until it is true
@@ -40,6 +42,8 @@ export function watched$<T>(
     let retryTimer: NodeJS.Timeout | undefined;
     let fireTimer: NodeJS.Timeout | undefined;
     let last: { value: T } | undefined;
+    /** When the last read answered (and re-armed the watch), performance.now(). */
+    let lastReadAt = Number.NEGATIVE_INFINITY;
     let wanted = true;
     let stale = false;
 
@@ -47,6 +51,7 @@ export function watched$<T>(
       try {
         const value = await read(watch);
         last = { value };
+        lastReadAt = performance.now();
         if (!stopped) subscriber.next(value);
       } catch (err) {
         if (stopped) return;
@@ -81,12 +86,13 @@ export function watched$<T>(
       else stale = true;
     }
     const watch: WatchCallback = () => {
-      const delay = last && options.delayAfterFire ? options.delayAfterFire(last.value) : 0;
-      if (delay <= 0) return fired();
+      const spacing = last && options.spacing ? options.spacing(last.value) : 0;
+      const wait = spacing - (performance.now() - lastReadAt);
+      if (wait <= 0) return fired();
       fireTimer ??= setTimeout(() => {
         fireTimer = undefined;
         fired();
-      }, delay);
+      }, wait);
     };
     const demand: Subscription | undefined = options.demand?.subscribe((now) => {
       wanted = now;

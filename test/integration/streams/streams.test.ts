@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { map } from 'rxjs';
 import { children$, data$ } from '../../../src/streams/index.js';
-import { isZkError } from '../../../src/zk/index.js';
+import { folder$ } from '../../../src/streams/children.js';
+import { isZkError, type WatchCallback } from '../../../src/zk/index.js';
 import { eventually } from '../../support/eventually.js';
 import { batchProcessingEmpty$, queuePaused$ } from '../../../src/streams/queue-events.js';
 import { connectZk, type ZkClient } from '../../../src/zk/index.js';
@@ -49,6 +51,28 @@ describe('children$ and data$', () => {
     await rec.next((v) => v.length === 1900);
     // 100 deletions one after another: 2,000 children give a 100 ms settling delay, so a few reads.
     expect(rec.values.length).toBeLessThan(20);
+    rec.stop();
+  });
+
+  it('a folder with a settling floor reads a change after a quiet spell at once, and gathers the next ones', async () => {
+    const FLOOR_MS = 3000;
+    await zk.mkdirp('/quiet');
+    const list = (watch: WatchCallback) => zk.getChildren('/quiet', watch);
+    const stamped = folder$(zk, '/quiet', list, [], (names) => names.length, { floorMs: FLOOR_MS }).pipe(
+      map((names) => ({ names, at: performance.now() })),
+    );
+    const rec = new Recorder(stamped);
+    const first = await rec.next((v) => v.names.length === 0);
+    // Quiet for longer than the floor: the next change is read at once, not a floor later.
+    await sleep(FLOOR_MS + 200 - (performance.now() - first.at));
+    const changed = performance.now();
+    await zk.create('/quiet/a');
+    const seen = await rec.next((v) => same(v.names, ['a']));
+    expect(seen.at - changed).toBeLessThan(FLOOR_MS - 500);
+    // A change just after that read waits for the rest of the floor: reads stay a floor apart.
+    await zk.create('/quiet/b');
+    const gathered = await rec.next((v) => same(v.names, ['a', 'b']));
+    expect(gathered.at - seen.at).toBeGreaterThanOrEqual(FLOOR_MS - 50);
     rec.stop();
   });
 
