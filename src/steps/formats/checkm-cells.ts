@@ -27,6 +27,7 @@ export function splitCells(text: string): string[] {
 
 /** `Checkm.dec`, and `%7C` too: Merritt decodes only the lower-case form, depositors write both. */
 export function decode(value: string): string {
+  if (!value.includes('%')) return value;
   return value.replace(/%(20|7c|7C)/g, (_, hex: string) => (hex === '20' ? ' ' : '|'));
 }
 
