@@ -20,6 +20,8 @@ const LAYERS = [
     'endpoint-file': ['src/endpoint-file.ts'],
     'package-root': ['src/package-root.ts'],
     'serve-flags': ['src/serve-flags.ts'],
+    // SIGINT/SIGTERM for the service and the benchmark: one interrupt delivered twice is one.
+    signals: ['src/signals.ts'],
     // Append-only JSON-lines files (audit log, histories): node's fs and sonic-boom only.
     journal: ['src/journal/**'],
   },

@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { constants } from 'node:os';
+import { onStopSignals, signalExitCode } from '../signals.js';
 
 /**
  * What a benchmark undoes when it is interrupted (Ctrl-C, a SIGTERM) before its own `finally`
@@ -56,28 +56,26 @@ async function undoAll(): Promise<void> {
  * ending the process with 128 + the signal's number (130, 143), as a shell reports a process the
  * signal ended. Once interrupted, what `body` does next (it fails as its services are killed)
  * waits for that end instead of being reported. A second signal meanwhile ends the process at
- * once. The handlers stay installed until then: a library's exit hook (`signal-exit`, loaded by
- * dependencies here) re-raises a signal it finds no other listener for, which would end the
- * process before anything was undone.
+ * once, unless it comes within a second of the first: the same interrupt delivered twice (see
+ * onStopSignals), which ended at once would leave a payload run's gigabytes behind. The handlers
+ * stay installed until then: a library's exit hook (`signal-exit`, loaded by dependencies here)
+ * re-raises a signal it finds no other listener for, which would end the process before anything
+ * was undone.
  */
 export async function runInterruptible<T>(
   body: () => Promise<T>,
   exit: (code: number) => void = (code) => process.exit(code),
 ): Promise<T> {
   let interrupted: Promise<never> | undefined;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    const code = 128 + constants.signals[signal];
-    if (interrupted) {
-      exit(code);
-      return;
-    }
-    interrupted = undoAll().then(() => {
-      exit(code);
-      return new Promise<never>(() => undefined);
-    });
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const stopListening = onStopSignals(
+    (signal) => {
+      interrupted = undoAll().then(() => {
+        exit(signalExitCode(signal));
+        return new Promise<never>(() => undefined);
+      });
+    },
+    (signal) => exit(signalExitCode(signal)),
+  );
   try {
     let outcome: T;
     try {
@@ -88,7 +86,6 @@ export async function runInterruptible<T>(
     }
     return interrupted ? await interrupted : outcome;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stopListening();
   }
 }

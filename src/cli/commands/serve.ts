@@ -12,6 +12,7 @@ import { zkCliError } from '../connection.js';
 import type { CliContext } from '../context.js';
 import { CliError, ExitCode } from '../exit-codes.js';
 import { nonNegative } from '../options.js';
+import { onStopSignals, signalExitCode } from '../../signals.js';
 
 function listOf<T extends string>(what: string, allowed: readonly T[]) {
   return (value: string): T[] => {
@@ -168,15 +169,21 @@ export function registerServe(program: Command, ctx: CliContext): void {
       usableStates(ctx, flags.states);
       const log = createLogger({ level: ctx.config.logLevel, pretty: ctx.config.logPretty });
       // Listen for the stop signal before starting: a SIGTERM during start-up (which waits for
-      // ZooKeeper as long as it takes) ends it cleanly.
+      // ZooKeeper as long as it takes) ends it cleanly. The same signal delivered twice (`npm
+      // start` forwards it, systemd signals the whole group) is one; a second one a second or
+      // more later ends the process at once, without waiting for the steps in flight.
       const stopping = new AbortController();
       const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          stopping.abort(new Error(`stopped by ${signal}`));
-          resolve(signal);
-        };
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
+        onStopSignals(
+          (signal) => {
+            stopping.abort(new Error(`stopped by ${signal}`));
+            resolve(signal);
+          },
+          (signal) => {
+            log.warn({ signal }, 'stopping at once: the steps in flight are left to be taken again');
+            process.exit(signalExitCode(signal));
+          },
+        );
       });
       let service: Service;
       try {

@@ -15,6 +15,7 @@ import {
 } from '../../support/engine-process.js';
 import { eventually } from '../../support/eventually.js';
 import { allSettledOrThrow } from '../../support/settled.js';
+import { sleep } from '../../support/private-server.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
@@ -208,6 +209,24 @@ describe('engine processes sharing one ZooKeeper', () => {
       new Set([ingest.pid]),
     );
     expect(new Set(commits.filter((e) => e.item === bid).map((e) => e.pid))).toEqual(new Set([reporter.pid]));
+  }, 90_000);
+
+  it('a SIGTERM delivered twice (npm start forwards it) is one: the steps in flight finish and it exits 0', async () => {
+    const ledger = join(dir, 'twice.jsonl');
+    const slow = await engine(ledger, ['--step-delay', '1500', '--grace', '30000']);
+    await createBatch(ctx, { profile_name: 'p', submitter: 's', payload_url: 'sim:2', type: 'manifest' });
+    await eventually(
+      () => readLedger(ledger).filter((e) => e.kind === 'start' && e.item.startsWith('jid')),
+      (starts) => starts.length === 2,
+      30_000,
+    );
+    slow.signal('SIGTERM');
+    await sleep(100); // sooner, the kernel merges it with the first while that one is pending
+    slow.signal('SIGTERM');
+    expect(await slow.exited).toBe(0);
+    running.splice(running.indexOf(slow), 1);
+    expect(slow.output()).toContain('"msg":"stopped"');
+    expect(readLedger(ledger).filter((e) => e.kind === 'discard')).toEqual([]);
   }, 90_000);
 
   it('SIGTERM stops acquiring, waits for in-flight steps up to the grace period, releases their locks and exits 0', async () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { onInterrupt, runInterruptible, undoneOnInterrupt } from '../../../src/bench/interrupt.js';
+import { REPEATED_SIGNAL_MS } from '../../../src/signals.js';
 
 // The signal is emitted on `process` (its listeners run as for a real one); `exit` is recorded.
 describe('an interruptible benchmark run', () => {
@@ -30,6 +31,7 @@ describe('an interruptible benchmark run', () => {
       (code) => exits.push(code),
     );
     process.emit('SIGTERM', 'SIGTERM');
+    process.emit('SIGTERM', 'SIGTERM'); // the same interrupt again (npm forwards it): not a second
     fail(new Error('mrtq serve exited (SIGKILL)')); // what killing the service does to the body
     await expect.poll(() => exits).toEqual([143]);
     expect(done.slice(0, 2)).toEqual(['service', 'profile']);
@@ -37,6 +39,7 @@ describe('an interruptible benchmark run', () => {
     void run.finally(() => (settled = true));
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(settled).toBe(false); // the process is ending: nothing is returned or thrown
+    await new Promise((resolve) => setTimeout(resolve, REPEATED_SIGNAL_MS));
     process.emit('SIGINT', 'SIGINT'); // a second signal: at once
     expect(exits).toEqual([143, 130]);
   });
