@@ -381,15 +381,17 @@ export class Engine {
         ? this.startShares(deps, consumer)
         : undefined;
     this.subscriptions.push(
-      jobWork$(deps.queue.zk, state, { demand: consumer.demand$, keep: shares?.keep }).subscribe(
-        (listing) => {
-          if (shares) shares.listed(listing);
-          else {
-            consumer.offer(listing.refs, listing.readAt);
-            if (lifecycle.isWorking(state)) this.shares?.working(state, listing.refs);
-          }
-        },
-      ),
+      jobWork$(deps.queue.zk, state, {
+        demand: consumer.demand$,
+        keep: shares?.keep,
+        quietAtOnce: state === lifecycle.initial,
+      }).subscribe((listing) => {
+        if (shares) shares.listed(listing);
+        else {
+          consumer.offer(listing.refs, listing.readAt);
+          if (lifecycle.isWorking(state)) this.shares?.working(state, listing.refs);
+        }
+      }),
     );
   }
 

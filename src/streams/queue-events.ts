@@ -42,6 +42,12 @@ export interface JobWorkOptions {
   floorMs?: number;
   /** Refs kept beyond the first ones (see readFirstRefs): the intake's fair shares. */
   keep?: (name: string) => boolean;
+  /**
+   * A change after a quiet spell is read at once (see WatchedOptions.quietAtOnce): the intake's
+   * folder, where new work comes from outside this process (its other folders are mostly fed by
+   * its own hand-overs).
+   */
+  quietAtOnce?: boolean;
 }
 
 /** One read of a job state folder: its first refs, and when ZooKeeper answered. */
@@ -56,11 +62,11 @@ export type JobListing = Pick<FirstRefsRead, 'refs' | 'readAt'>;
 export function jobWork$(
   zk: ZkClient,
   state: string,
-  { demand, floorMs = BUSY_FOLDER_SETTLE_MS, keep }: JobWorkOptions = {},
+  { demand, floorMs = BUSY_FOLDER_SETTLE_MS, keep, quietAtOnce }: JobWorkOptions = {},
 ): Observable<JobListing> {
   const path = jobStateFolder(state);
   const read = (watch: WatchCallback) => readFirstRefs(zk, path, candidatesPerRead, watch, keep);
-  const options = { demand, floorMs };
+  const options = { demand, floorMs, quietAtOnce };
   const missing: FirstRefsRead = { refs: [], size: 0, readAt: 0 };
   return folder$(zk, path, read, missing, (found) => found.size, options);
 }

@@ -54,23 +54,29 @@ describe('children$ and data$', () => {
     rec.stop();
   });
 
-  it('a folder with a settling floor reads a change after a quiet spell at once, and gathers the next ones', async () => {
+  it.each([
+    { quietAtOnce: true, says: 'reads a change after a quiet spell at once, and gathers the next ones' },
+    { quietAtOnce: false, says: 'waits the floor after every change, after a quiet spell too' },
+  ])('a folder with a settling floor, quietAtOnce $quietAtOnce, $says', async ({ quietAtOnce }) => {
     const FLOOR_MS = 3000;
-    await zk.mkdirp('/quiet');
-    const list = (watch: WatchCallback) => zk.getChildren('/quiet', watch);
-    const stamped = folder$(zk, '/quiet', list, [], (names) => names.length, { floorMs: FLOOR_MS }).pipe(
+    const path = `/quiet-${quietAtOnce}`;
+    await zk.mkdirp(path);
+    const list = (watch: WatchCallback) => zk.getChildren(path, watch);
+    const options = { floorMs: FLOOR_MS, quietAtOnce };
+    const stamped = folder$(zk, path, list, [], (names) => names.length, options).pipe(
       map((names) => ({ names, at: performance.now() })),
     );
     const rec = new Recorder(stamped);
     const first = await rec.next((v) => v.names.length === 0);
-    // Quiet for longer than the floor: the next change is read at once, not a floor later.
+    // Quiet for longer than the floor: with quietAtOnce the next change is read at once.
     await sleep(FLOOR_MS + 200 - (performance.now() - first.at));
     const changed = performance.now();
-    await zk.create('/quiet/a');
+    await zk.create(`${path}/a`);
     const seen = await rec.next((v) => same(v.names, ['a']));
-    expect(seen.at - changed).toBeLessThan(FLOOR_MS - 500);
-    // A change just after that read waits for the rest of the floor: reads stay a floor apart.
-    await zk.create('/quiet/b');
+    if (quietAtOnce) expect(seen.at - changed).toBeLessThan(FLOOR_MS - 500);
+    else expect(seen.at - changed).toBeGreaterThanOrEqual(FLOOR_MS - 50);
+    // A change just after that read waits the floor: a burst's changes are gathered into one read.
+    await zk.create(`${path}/b`);
     const gathered = await rec.next((v) => same(v.names, ['a', 'b']));
     expect(gathered.at - seen.at).toBeGreaterThanOrEqual(FLOOR_MS - 50);
     rec.stop();
