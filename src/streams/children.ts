@@ -15,13 +15,13 @@ import { watched$ } from './watched.js';
 export const BUSY_FOLDER_SETTLE_MS = 50;
 
 /**
- * Wait after a change before re-reading a folder of `size` children: `floorMs` for small folders, then a millisecond for every 20
- * children (500 ms at 10,000, 5 s at 100,000), up to 20 s from 400,000. A folder's names are then
- * read at about 400 KB a second whatever its size (20 bytes a name; at most that while it
- * changes), and less beyond 400,000: a folder of 10,000 that loses one child per millisecond is
- * read twice a second instead of a thousand times, and a backlog of a million (a 20 MB reply) once
- * in 20 s. A new child of such a folder is seen within that bound, while its consumer works
- * through the refs it holds (see candidatesPerRead).
+ * Wait after a change before re-reading a folder of `size` children: `floorMs` for small
+ * folders, then a millisecond for every 20 children (500 ms at 10,000, 5 s at 100,000), up to
+ * 20 s from 400,000. A folder's names are then read at about 400 KB a second whatever its size
+ * (20 bytes a name; at most that while it changes), and less beyond 400,000: a folder of 10,000
+ * that loses one child per millisecond is read twice a second instead of a thousand times, and a
+ * backlog of a million (a 20 MB reply) once in 20 s. A new child of such a folder is seen within
+ * that bound, while its consumer works through the refs it holds (see candidatesPerRead).
  */
 export function settleDelayFor(size: number, floorMs = 0): number {
   return Math.max(floorMs, Math.min(20_000, Math.floor(size / 20)));
@@ -31,8 +31,9 @@ export function settleDelayFor(size: number, floorMs = 0): number {
  * What `list` reads of folder `path`, re-read and re-watched on every change (see
  * {@link watched$}); big folders (`sizeOf` the value read) are re-read after a short settling
  * delay ({@link settleDelayFor}, at least `floorMs`; with `quietAtOnce`, a change after a quiet
- * spell that long is read at once). A missing node emits `empty` and waits (exists watch) for it to be created. With `demand`,
- * re-reads after a change wait while it is false (see `WatchedOptions.demand`).
+ * spell that long is read at once). A missing node emits `empty` and waits (exists watch) for it
+ * to be created. With `demand`, re-reads after a change wait while it is false (see
+ * `WatchedOptions.demand`).
  */
 export function folder$<T>(
   zk: ZkClient,
