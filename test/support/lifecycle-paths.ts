@@ -11,3 +11,6 @@ export const MERRITT_HAPPY_PATH: readonly string[] = [
   ...MERRITT_WORKING_STATES,
   'completed',
 ];
+
+/** The commits a job makes on that path, one a move (the ledger's `commit` entries of one job). */
+export const MERRITT_HAPPY_PATH_COMMITS = MERRITT_HAPPY_PATH.length - 1;

@@ -15,6 +15,7 @@ import {
 import type { EngineProcess } from '../../support/engine-process.js';
 import { sleep } from '../../support/private-server.js';
 import { waitTerminal } from '../../support/chaos/stuck.js';
+import { MERRITT_HAPPY_PATH_COMMITS } from '../../support/lifecycle-paths.js';
 
 const profile = chaosProfile();
 const SESSION_TIMEOUT_MS = 4000;
@@ -67,7 +68,7 @@ describe('chaos 2, failover: ZooKeeper ensemble members killed (SIGKILL) and res
       // Progress is read from the ledger (a local file): the queue itself may be unreachable.
       const jobCommits = (): number =>
         cluster!.ledger().filter((e) => e.kind === 'commit' && e.item.startsWith('jid')).length;
-      const allCommits = jobs * 7;
+      const allCommits = jobs * MERRITT_HAPPY_PATH_COMMITS;
       const waitForProgress = async (fraction: number): Promise<void> => {
         const until = Date.now() + profile.size(60_000, 600_000);
         while (jobCommits() < fraction * allCommits) {

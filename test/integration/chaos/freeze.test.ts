@@ -26,6 +26,7 @@ import { queueContext } from '../../support/queue-context.js';
 import { waitTerminal } from '../../support/chaos/stuck.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { inFlightSteps, keyOf, waitUntil } from '../../support/chaos/ledger-steps.js';
+import { MERRITT_HAPPY_PATH_COMMITS } from '../../support/lifecycle-paths.js';
 
 const chroot = useZkChroot();
 const profile = chaosProfile();
@@ -50,7 +51,11 @@ async function submitRound(ctx: QueueContext, cluster: EngineCluster, jobs: numb
     payload_url: `sim:${jobs}`,
     type: 'manifest',
   });
-  await waitUntil('progress', 60_000, () => jobCommits(cluster) - before >= jobs * 7 * 0.25);
+  await waitUntil(
+    'progress',
+    60_000,
+    () => jobCommits(cluster) - before >= jobs * MERRITT_HAPPY_PATH_COMMITS * 0.25,
+  );
   return bid;
 }
 
@@ -125,7 +130,7 @@ describe('chaos 3a, freeze: an engine process frozen (SIGSTOP) past its session 
           missed.set(why, (missed.get(why) ?? 0) + 1);
           expect(
             ++misses,
-            `froze an engine holding locks within 20 tries (${[...missed].map(([w, n]) => `${w}: ${n}`).join(', ')}; ${jobCommits(cluster)} of ${batches.length * jobs * 7} commits)`,
+            `froze an engine holding locks within 20 tries (${[...missed].map(([w, n]) => `${w}: ${n}`).join(', ')}; ${jobCommits(cluster)} of ${batches.length * jobs * MERRITT_HAPPY_PATH_COMMITS} commits)`,
           ).toBeLessThan(20);
           round--;
           await sleep(profile.between(100, 500));

@@ -24,6 +24,7 @@ import {
 import type { EngineProcess } from '../../support/engine-process.js';
 import { sleep } from '../../support/private-server.js';
 import { inFlightSteps, keyOf, waitUntil } from '../../support/chaos/ledger-steps.js';
+import { MERRITT_HAPPY_PATH_COMMITS } from '../../support/lifecycle-paths.js';
 
 /**
  * Chaos 10: partitions, not only crashes. Three ZooKeeper members and three engines, each in its
@@ -144,7 +145,7 @@ describe.skipIf(unavailable !== undefined)(
       await waitUntil(
         `${fraction} of ${jobs} jobs' commits`,
         60_000,
-        () => jobCommits() - before >= jobs * 7 * fraction,
+        () => jobCommits() - before >= jobs * MERRITT_HAPPY_PATH_COMMITS * fraction,
       );
     }
 
@@ -457,7 +458,9 @@ describe.skipIf(unavailable !== undefined)(
         await waitUntil(
           'the end of the window',
           windowMs + 1000,
-          () => Date.now() - impairedAt >= windowMs || jobCommits() - before >= jobs * 7 * 0.9,
+          () =>
+            Date.now() - impairedAt >= windowMs ||
+            jobCommits() - before >= jobs * MERRITT_HAPPY_PATH_COMMITS * 0.9,
         );
         const statsAfter = await lab!.linkStats(IMPAIRED);
         await lab!.clearImpairment(IMPAIRED);
@@ -468,7 +471,9 @@ describe.skipIf(unavailable !== undefined)(
         const counts: Record<string, number> = {
           engines: 3,
           impaired_s: Math.round((repairedAt - impairedAt) / 100) / 10,
-          work_left_at_repair: Math.round(100 - ((jobCommits() - before) * 100) / (jobs * 7)),
+          work_left_at_repair: Math.round(
+            100 - ((jobCommits() - before) * 100) / (jobs * MERRITT_HAPPY_PATH_COMMITS),
+          ),
           impaired_starts: during.filter((e) => e.kind === 'start').length,
           impaired_commits: during.filter((e) => e.kind === 'commit').length,
           impaired_discards: during.filter((e) => e.kind === 'discard').length,

@@ -38,6 +38,9 @@ type Answer = Pick<Outcome, 'result' | 'status' | 'message'>;
 
 const BUSY_CODES = new Set(['LOCK_HELD', 'CONFLICT', 'LOCK_LOST']);
 
+/** Every action is given a reason, as an operator gives one: a delete is refused without it. */
+const OPERATOR_REASON = 'chaos 5: operator race';
+
 /** The HTTP API base URL an engine logged at start (`"msg":"HTTP API"`). */
 export function apiUrlOf(engine: EngineProcess): string {
   for (const line of engine.output().split('\n')) {
@@ -73,7 +76,15 @@ export class Operator {
   }
 
   private async viaCli(action: Outcome['action'], id: string): Promise<Answer> {
-    const { code, stdout, stderr } = await runCli([action, id, '--json', '--zk', this.connectString()]);
+    const { code, stdout, stderr } = await runCli([
+      action,
+      id,
+      '--reason',
+      OPERATOR_REASON,
+      '--json',
+      '--zk',
+      this.connectString(),
+    ]);
     if (code === 0) {
       const { status } = JSON.parse(stdout) as { status: string };
       return { result: 'accepted', status, message: '' };
@@ -87,7 +98,7 @@ export class Operator {
     const res = await fetch(`${apiUrl}/${kind}/${id}/${action}`, {
       method: 'POST',
       headers: { authorization: `Bearer ${this.token}`, 'content-type': 'application/json' },
-      body: '{}',
+      body: JSON.stringify({ reason: OPERATOR_REASON }),
     });
     const body = (await res.json().catch(() => ({}))) as {
       job?: { status?: string };
