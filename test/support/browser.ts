@@ -41,3 +41,36 @@ export function pageErrors(page: Page): string[] {
   page.on('pageerror', (err) => errors.push(err.message));
   return errors;
 }
+
+/** What a page's requests met, as it happened: requests that failed, and answers of 400 or more. */
+export function requestTrouble(page: Page): string[] {
+  const seen: string[] = [];
+  page.on('requestfailed', (request) =>
+    seen.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`),
+  );
+  page.on('response', (response) => {
+    if (response.status() >= 400)
+      seen.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
+  });
+  return seen;
+}
+
+/**
+ * Waits for `selector` on `page`. When it does not come, the error says what the page shows in its
+ * place and what its requests met (see requestTrouble), so a failure far from here can be read.
+ */
+export async function waitShown(page: Page, selector: string, trouble: readonly string[]): Promise<void> {
+  try {
+    await page.locator(selector).waitFor();
+  } catch (err) {
+    const main = await page
+      .locator('#main')
+      .innerText({ timeout: 1000 })
+      .catch(() => '(unreadable)');
+    const met = trouble.slice(-10).join('; ') || 'nothing';
+    throw new Error(
+      `${selector} not shown at ${page.url()}; the page shows ${JSON.stringify(main.slice(0, 500))}; its requests met: ${met}`,
+      { cause: err },
+    );
+  }
+}

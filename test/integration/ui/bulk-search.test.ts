@@ -7,7 +7,13 @@ import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { createJobs } from '../../../src/queue/jobs/create.js';
 import { loadJob } from '../../../src/queue/jobs/load.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
-import { browserMissing, launchBrowser, pageErrors } from '../../support/browser.js';
+import {
+  browserMissing,
+  launchBrowser,
+  pageErrors,
+  requestTrouble,
+  waitShown,
+} from '../../support/browser.js';
 import { queueContext } from '../../support/queue-context.js';
 import { driveJob, expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
@@ -29,6 +35,7 @@ describe.skipIf(browserMissing())('bulk buttons and the search box in headless C
   let browser: Browser;
   let page: Page;
   let errors: string[];
+  let trouble: string[];
   let base: string;
   let batch: { bid: string; jids: string[] };
 
@@ -50,6 +57,7 @@ describe.skipIf(browserMissing())('bulk buttons and the search box in headless C
     tab.setDefaultTimeout(30_000);
     page = await tab.newPage();
     errors = pageErrors(page);
+    trouble = requestTrouble(page);
     await page.goto(`${base}/ui`);
     await page.locator('#token-input').fill(TOKEN);
     await page.locator('#token-input').press('Enter');
@@ -63,7 +71,7 @@ describe.skipIf(browserMissing())('bulk buttons and the search box in headless C
 
   it("a batch page's Requeue all shows the dry run's count, changes nothing until confirmed, then requeues", async () => {
     await page.goto(`${base}/ui#/batches/${batch.bid}`);
-    await page.locator('#batch-bulk-title').waitFor();
+    await waitShown(page, '#batch-bulk-title', trouble);
     const dialog = page.locator('#confirm');
     await page.locator('#bulk-requeue').click();
     await dialog.waitFor({ state: 'visible' });
