@@ -34,11 +34,19 @@ describe('mrtq serve with its HTTP API', () => {
         30_000,
         100,
       );
-      const metrics = await (await fetch(`${url}/metrics`)).text();
+      // The tree shows the batch completed as soon as ZooKeeper commits it; this process counts
+      // that commit when its reply arrives, which may be a moment later.
+      const batchDone = /^mrtq_transitions_total\{kind="batch",from="reporting",to="completed"\} 1$/m;
+      const metrics = await eventually(
+        async () => (await fetch(`${url}/metrics`)).text(),
+        (text) => batchDone.test(text),
+        30_000,
+        100,
+      );
       expect(metrics).toMatch(/^mrtq_jobs\{state="completed"\} 2$/m);
       // What this process did: transitions, step durations, ZooKeeper latency.
       expect(metrics).toMatch(/^mrtq_transitions_total\{kind="job",from="notify",to="completed"\} 2$/m);
-      expect(metrics).toMatch(/^mrtq_transitions_total\{kind="batch",from="reporting",to="completed"\} 1$/m);
+      expect(metrics).toMatch(batchDone);
       expect(metrics).toMatch(/^mrtq_step_duration_seconds_count\{state="downloading"\} 2$/m);
       // prom-client writes a bucket's `le` first.
       expect(metrics).toMatch(/^mrtq_step_duration_seconds_bucket\{le="\+Inf",state="downloading"\} 2$/m);
