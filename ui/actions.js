@@ -132,7 +132,8 @@ export async function runAction({ path, label, confirm, reason, done }) {
     notify('ok', `${label}: done`);
     await done?.();
   } catch (err) {
-    notify('error', `${label} refused: ${err.message}`);
+    // Refused: the server answered no (a status); failed: no answer (unreachable, or none in time).
+    notify('error', `${label} ${err.status ? 'refused' : 'failed'}: ${err.message}`);
   }
 }
 

@@ -1,4 +1,4 @@
-/* global fetch */
+/* global fetch, AbortSignal */
 import { getToken } from './token.js';
 
 /** A refused or failed request: the API's status, code and message ({error, message}). */
@@ -23,16 +23,36 @@ async function failure(res) {
 /** Sent on every call: the API records actions taken from the dashboard as such (audit log). */
 const CLIENT = { 'x-mrtq-client': 'dashboard' };
 
-export async function getJson(path) {
-  const res = await fetch(path, { headers: { ...CLIENT, accept: 'application/json' } });
-  if (!res.ok) throw await failure(res);
-  return res.json();
+/**
+ * How long a request waits for its whole answer. One that never comes fails as an unreachable
+ * server does (no status): a page that failed to load is asked again, a refresh goes on at its next
+ * turn. Far above the slowest page of a million jobs; a test shortens it (`mrtqAnswerWithinMs`).
+ */
+const ANSWER_WITHIN_MS = globalThis.mrtqAnswerWithinMs ?? 30_000;
+
+/**
+ * `fetch` with the answer's deadline, body included. `unanswered` is what a missed deadline means
+ * to the caller: a read is simply asked again, an action may or may not have been taken.
+ */
+async function request(path, init, read, unanswered = '') {
+  try {
+    const res = await fetch(path, { ...init, signal: AbortSignal.timeout(ANSWER_WITHIN_MS) });
+    if (!res.ok) throw await failure(res);
+    return await read(res);
+  } catch (err) {
+    if (err?.name !== 'TimeoutError') throw err;
+    throw new Error(`no answer from the server within ${ANSWER_WITHIN_MS / 1000} s${unanswered}`, {
+      cause: err,
+    });
+  }
 }
 
-export async function getText(path) {
-  const res = await fetch(path, { headers: CLIENT });
-  if (!res.ok) throw await failure(res);
-  return res.text();
+export function getJson(path) {
+  return request(path, { headers: { ...CLIENT, accept: 'application/json' } }, (res) => res.json());
+}
+
+export function getText(path) {
+  return request(path, { headers: CLIENT }, (res) => res.text());
 }
 
 /**
@@ -41,9 +61,7 @@ export async function getText(path) {
  */
 export async function getWhoami(token) {
   const headers = { ...CLIENT, accept: 'application/json', authorization: `Bearer ${token}` };
-  const res = await fetch('/whoami', { headers });
-  if (!res.ok) throw await failure(res);
-  return res.json();
+  return request('/whoami', { headers }, (res) => res.json());
 }
 
 /** A mutating call: the bearer token is sent when one was entered (else the API refuses, 401). */
@@ -51,9 +69,13 @@ export async function post(path, body = {}) {
   const headers = { ...CLIENT, accept: 'application/json', 'content-type': 'application/json' };
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method: 'POST', headers, body: JSON.stringify(body) });
-  if (!res.ok) throw await failure(res);
-  return res.json();
+  const unanswered = '; it may have been taken: reload the page to see where things stand';
+  return request(
+    path,
+    { method: 'POST', headers, body: JSON.stringify(body) },
+    (res) => res.json(),
+    unanswered,
+  );
 }
 
 let lifecycles;

@@ -19,10 +19,14 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
   let app: FastifyInstance;
   let browser: Browser;
   let bid: string;
+  let base: string;
   /** Answers of GET /batches/<bid> to refuse with this status, one per request. */
   const refusals: number[] = [];
   /** Requests for GET /batches/<bid> so far. */
   let asked = 0;
+  /** Requests for GET /batches/<bid> to leave unanswered, and the ones left so (released at the end). */
+  let toHold = 0;
+  const held: (() => void)[] = [];
 
   beforeAll(async () => {
     ctx = queueContext(await chroot.connect());
@@ -33,6 +37,11 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
     app.addHook('onRequest', async (request, reply) => {
       if (!request.url.startsWith(`/batches/${bid}?`)) return;
       asked++;
+      if (toHold > 0) {
+        toHold--;
+        await new Promise<void>((release) => held.push(release));
+        return reply.code(503).send({ error: 'UNAVAILABLE', message: 'held by the test' });
+      }
       if (refusals.length > 0) {
         const status = refusals.shift()!;
         await reply
@@ -40,16 +49,17 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
           .send({ error: status === 503 ? 'UNAVAILABLE' : 'NOT_FOUND', message: 'refused by the test' });
       }
     });
+    base = await app.listen({ host: '127.0.0.1', port: 0 });
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
+    for (const release of held) release();
     await browser?.close();
     await app?.close();
   });
 
   it('is asked again after a transient failure (5xx) and comes up by itself', async () => {
-    const base = await app.listen({ host: '127.0.0.1', port: 0 });
     const page = await (await browser.newContext()).newPage();
     refusals.push(503);
     await page.goto(`${base}/ui#/batches/${bid}`);
@@ -62,7 +72,6 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
 
   it('stays on a refusal (4xx): asking again would get the same answer', async () => {
     const page = await (await browser.newContext()).newPage();
-    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`;
     refusals.push(...Array.from({ length: 10 }, () => 404));
     await page.goto(`${base}/ui#/batches/${bid}`);
     await page.locator('#load-error').waitFor({ timeout: 15_000 });
@@ -72,5 +81,20 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
     expect(asked).toBe(before);
     refusals.length = 0;
     expect(await page.locator('#load-error').textContent()).toContain('404');
+  });
+
+  it('gives up on a request that gets no answer, then asks again', async () => {
+    const page = await (await browser.newContext()).newPage();
+    // The dashboard's deadline for an answer (30 s), shortened for this page.
+    await page.addInitScript(() => {
+      (globalThis as { mrtqAnswerWithinMs?: number }).mrtqAnswerWithinMs = 2000;
+    });
+    toHold = 1;
+    await page.goto(`${base}/ui#/batches/${bid}`);
+    await page.locator('#load-error').waitFor({ timeout: 15_000 });
+    expect(await page.locator('#load-error').textContent()).toBe('no answer from the server within 2 s');
+    await page.locator('#batch-bulk-title').waitFor({ timeout: 30_000 });
+    expect(held).toHaveLength(1); // still unanswered: the page did not wait for it
+    await page.close();
   });
 });
