@@ -22,6 +22,7 @@ import {
   type ChaosEnsemble,
 } from '../../support/chaos/zk-ensemble.js';
 import type { EngineProcess } from '../../support/engine-process.js';
+import { eventually } from '../../support/eventually.js';
 import { sleep } from '../../support/private-server.js';
 import { inFlightSteps, keyOf, waitUntil } from '../../support/chaos/ledger-steps.js';
 import { MERRITT_HAPPY_PATH_COMMITS } from '../../support/lifecycle-paths.js';
@@ -203,6 +204,23 @@ describe.skipIf(unavailable !== undefined)(
       // scenario; afterAll checks the whole ledger once more).
       const items = new Set(batches.map((b) => b.bid));
       for (const { bid } of batches) for (const { jid } of await listBatchJobs(zk.ctx, bid)) items.add(jid);
+      // The tree shows a batch ended when ZooKeeper commits it; its engine writes the commit's
+      // ledger line when the reply comes, or (a reply lost to the cut) when it checks the commit
+      // on reconnecting: wait for every batch's report before counting the reports.
+      await eventually(
+        () => {
+          const reported = new Set(
+            cluster!
+              .ledger()
+              .filter((e) => e.kind === 'commit' && e.event === 'report.done')
+              .map((e) => e.item),
+          );
+          return batches.map((b) => b.bid).filter((bid) => !reported.has(bid));
+        },
+        (unreported) => unreported.length === 0,
+        120_000,
+        250,
+      );
       await finishScenario({
         scenario,
         profile,

@@ -126,11 +126,19 @@ describe('scheduled cleanup in `mrtq serve` (automatic retention)', () => {
     expect(await sum(engines, 'mrtq_cleanup_removed_total', 'kind="jobs"')).toBe(JOBS);
     expect(await sum(engines, 'mrtq_cleanup_removed_total', 'kind="workdirs"')).toBeGreaterThanOrEqual(1);
     expect(await sum(engines, 'mrtq_cleanup_runs_total', 'outcome="failed"')).toBe(0);
-    const lines = engines.flatMap((e) =>
-      e
-        .output()
-        .split('\n')
-        .filter((line) => line.includes('"msg":"scheduled cleanup done"') && line.includes('"batches":1')),
+    // The line is logged right after the count, and the log reaches stdout a moment later.
+    const lines = await eventually(
+      () =>
+        engines.flatMap((e) =>
+          e
+            .output()
+            .split('\n')
+            .filter(
+              (line) => line.includes('"msg":"scheduled cleanup done"') && line.includes('"batches":1'),
+            ),
+        ),
+      (found) => found.length >= 1,
+      10_000,
     );
     expect(lines).toHaveLength(1);
     expect(JSON.parse(lines[0]!)).toMatchObject({ removed: { batches: 1, jobs: JOBS } });

@@ -13,6 +13,7 @@ import type { JobStepArgs } from '../../../src/steps/contracts.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { batchSettled } from '../../support/batch-settled.js';
 import { eventually } from '../../support/eventually.js';
+import { ledgerCommitted } from '../../support/ledger-committed.js';
 import { writeForeignBatch } from '../../support/foreign-items.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
@@ -104,6 +105,7 @@ describe('a job whose bid node is deleted while it waits in provisioning', () =>
 
       const batch = await batchSettled(ctx, bid);
       expect(batch.status).toBe('failed');
+      await ledgerCommitted(ledger, bid, { event: 'report.done' });
       expect(await ctx.zk.getChildren(`/batches/${bid}/states/batch-failed`)).toEqual([jid]);
       expect(await ctx.zk.getChildren(`/batches/${bid}/states/batch-processing`)).toEqual([]);
       expect(

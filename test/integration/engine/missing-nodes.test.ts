@@ -8,6 +8,7 @@ import { requeueJob } from '../../../src/admin/jobs.js';
 import { ensureQueueTree } from '../../../src/queue/tree/init.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { eventually } from '../../support/eventually.js';
+import { ledgerCommitted } from '../../support/ledger-committed.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { writeForeignBatch } from '../../support/foreign-items.js';
@@ -202,6 +203,7 @@ describe('a job whose bid node is deleted', () => {
       JSON.parse((await ctx.zk.getData(`/batches/${bid}/status`)).data!.toString()) as { status: string };
     // Before: the job failed, but its batch waited for it for ever and never reported.
     await eventually(batchStatus, (s) => s.status === 'Failed' || s.status === 'Completed', 30_000);
+    await ledgerCommitted(ledger, bid, { to: 'failed' });
     const failed = await loadJob(ctx, orphan);
     expect(failed).toMatchObject({ status: 'failed', batchId: bid });
     expect(failed.message).toContain(`/jobs/${orphan}/bid is missing`);

@@ -14,6 +14,7 @@ import type { QueueContext } from '../../../src/queue/tree/context.js';
 import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { batchJobRecords, batchSettled } from '../../support/batch-settled.js';
 import { eventually } from '../../support/eventually.js';
+import { ledgerCommitted } from '../../support/ledger-committed.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { runCli } from '../../support/run-cli.js';
@@ -67,6 +68,7 @@ describe('retry policies', () => {
     });
     const batch = await batchSettled(ctx, bid, 60_000);
     expect(batch.status).toBe('failed');
+    await ledgerCommitted(ledger, bid, { event: 'report.done' });
     const [twice, once, always, permanent, clean] = await batchJobRecords(ctx, bid);
 
     // Transient twice, then through: no retry record left, retry_count untouched (Merritt's meaning).

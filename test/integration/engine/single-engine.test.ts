@@ -12,6 +12,7 @@ import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 import { eventually } from '../../support/eventually.js';
+import { ledgerCommitted } from '../../support/ledger-committed.js';
 
 const chroot = useZkChroot();
 
@@ -50,6 +51,7 @@ describe('one engine, driven by watchers alone (no sweep)', () => {
       60_000,
     );
     expect(batch.jobCount).toBe(200);
+    await ledgerCommitted(ledger, bid, { event: 'report.done' });
     const report = JSON.parse((await ctx.zk.getData(`/batches/${bid}/status-report`)).data!.toString()) as {
       failed_jobs: string[];
       successful_jobs: string[];

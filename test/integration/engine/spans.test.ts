@@ -59,7 +59,12 @@ describe('every step runs in one span', () => {
       (b) => b.status === 'failed',
       30_000,
     );
-    const spans = exporter.getFinishedSpans();
+    // A step's span ends once its commit's reply comes, which may be after the tree shows it.
+    const spans = await eventually(
+      () => exporter.getFinishedSpans(),
+      (all) => all.some((s) => s.name === 'batch report' && s.attributes[Attr.batchId] === bid),
+      30_000,
+    );
     const jobSpans = spans.filter((s) => s.attributes[Attr.batchId] === bid && s.attributes[Attr.jobId]);
     const names = jobSpans.map((s) => s.name);
     for (const state of ['estimating', 'provisioning', 'downloading', 'processing', 'recording']) {

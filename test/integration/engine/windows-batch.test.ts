@@ -16,6 +16,7 @@ import { createSimulatedSteps } from '../../../src/steps/simulated.js';
 import { batchStatus$ } from '../../../src/streams/queue-events.js';
 import { exists$ } from '../../../src/streams/data.js';
 import { eventually } from '../../support/eventually.js';
+import { ledgerCommitted } from '../../support/ledger-committed.js';
 import { queueContext } from '../../support/queue-context.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
 
@@ -52,7 +53,8 @@ describe('a maintenance window that opens and closes while a batch runs through 
     return putWindow(ctx, name, { cron: dailyAt(start), duration: durationMs, timezone: 'UTC', target });
   }
   /** Every step that began finished with a commit, none failed, and the batch reported once. */
-  function expectCleanRun(bid: string, jids: readonly string[]) {
+  async function expectCleanRun(bid: string, jids: readonly string[]) {
+    await ledgerCommitted(ledger, bid, { event: 'report.done' });
     const entries = ledger.filter((e) => e.item === bid || jids.includes(e.item));
     const key = (e: LedgerEntry) => `${e.item}/${e.state}/${e.version}`;
     const committed = new Set(entries.filter((e) => e.kind === 'commit').map(key));
@@ -124,7 +126,7 @@ describe('a maintenance window that opens and closes while a batch runs through 
     await completed(bid);
     const jids = await jobsOf(bid);
     expect(jids).toHaveLength(16);
-    expectCleanRun(bid, jids);
+    await expectCleanRun(bid, jids);
   });
 
   it('on a collection: a batch submitted during the window waits held, and runs once the window releases it', async () => {
@@ -143,6 +145,6 @@ describe('a maintenance window that opens and closes while a batch runs through 
     await completed(bid);
     const jids = await jobsOf(bid);
     expect(jids).toHaveLength(4);
-    expectCleanRun(bid, jids);
+    await expectCleanRun(bid, jids);
   });
 });

@@ -252,9 +252,13 @@ describe.skipIf(browserMissing())(
         100,
       );
       await batchPage.locator('#batch-status', { hasText: 'completed' }).waitFor();
+      // The status comes from a refresh that reads the tree, the live lines from /events: the
+      // refresh may come first.
+      const liveCompleted = new RegExp(`batch ${bid}: \\S+ → completed`);
+      await batchPage.locator('#timeline-live', { hasText: liveCompleted }).waitFor();
       const seen = await batchPage.locator('#timeline-live').textContent();
       expect(seen).toContain(`job ${jid}: failed → `);
-      expect(seen).toMatch(new RegExp(`batch ${bid}: \\S+ → completed`));
+      expect(seen).toMatch(liveCompleted);
       expect(await batchPage.locator('#jobs-completed tbody tr').count()).toBe(2);
       expect(batchErrors).toEqual([]);
       await batchPage.close();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup } from '../../../src/admin/cleanup.js';
 import { loadConfig } from '../../../src/config/config.js';
 import { retryPolicySchema } from '../../../src/engine/retry/policy.js';
+import type { ItemHistory } from '../../../src/history/reader.js';
 import { createBatch } from '../../../src/queue/batches/create.js';
 import { RETRY_POLICY, writePolicy } from '../../../src/queue/policies/store.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
@@ -46,6 +47,17 @@ describe.skipIf(browserMissing())("a job's history and the audit log on the dash
 
   const history = () => page.locator('#job-history-table');
   const historyRow = (text: string) => history().locator('tbody tr', { hasText: text });
+  /**
+   * Waits until an item's history (`GET <item>/history`) has its step to `state`. The tree shows a
+   * commit before the history has it: the engine writes the line when the commit's reply comes,
+   * and the history's writer flushes every 250 ms. A page reads the history when it loads.
+   */
+  const historyReaches = (item: string, state: string) =>
+    eventually(
+      async () => (await http.get<ItemHistory>(`${item}/history`)).body,
+      (h) => h.events.some((e) => e.type === 'step' && e.to === state),
+      20_000,
+    );
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'mrtq-history-ui-'));
@@ -95,6 +107,7 @@ describe.skipIf(browserMissing())("a job's history and the audit log on the dash
     const [job] = await batchJobRecords(ctx, bid);
     expect(job!.status).toBe('failed');
     jid = job!.jobId;
+    await historyReaches(`/jobs/${jid}`, 'failed');
 
     await page.goto(`${base}/ui#/jobs/${jid}`);
     await history().waitFor();
@@ -191,6 +204,7 @@ describe.skipIf(browserMissing())("a job's history and the audit log on the dash
   it("shows a batch's own steps on its page, with its jobs' operator actions", async () => {
     // Requeued, the job reopened its failed batch, which then reported again: completed.
     expect((await batchSettled(ctx, bid)).status).toBe('completed');
+    await historyReaches(`/batches/${bid}`, 'completed');
     await page.goto(`${base}/ui#/batches/${bid}`);
     const batchHistory = page.locator('#batch-history-table');
     await batchHistory.locator('tbody tr[data-type="step"]', { hasText: '→ completed' }).waitFor();
