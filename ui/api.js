@@ -69,7 +69,8 @@ export async function post(path, body = {}) {
   const headers = { ...CLIENT, accept: 'application/json', 'content-type': 'application/json' };
   const token = getToken();
   if (token) headers.authorization = `Bearer ${token}`;
-  const unanswered = '; it may have been taken: reload the page to see where things stand';
+  // A dry run changes nothing, whatever became of it.
+  const unanswered = body.dryRun ? '' : '; it may have been taken: reload the page to see where things stand';
   return request(
     path,
     { method: 'POST', headers, body: JSON.stringify(body) },

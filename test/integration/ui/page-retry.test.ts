@@ -9,7 +9,7 @@ import { browserMissing, launchBrowser } from '../../support/browser.js';
 import { queueContext } from '../../support/queue-context.js';
 import { expandedBatch, objectSpec } from '../../support/queue-fixtures.js';
 import { useZkChroot } from '../../support/zk-chroot.js';
-import { apiDeps } from '../http/api-fixture.js';
+import { apiDeps, TOKEN } from '../http/api-fixture.js';
 
 const chroot = useZkChroot();
 
@@ -20,21 +20,29 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
   let browser: Browser;
   let bid: string;
   let base: string;
+  let jid: string;
   /** Answers of GET /batches/<bid> to refuse with this status, one per request. */
   const refusals: number[] = [];
   /** Requests for GET /batches/<bid> so far. */
   let asked = 0;
   /** Requests for GET /batches/<bid> to leave unanswered, and the ones left so (released at the end). */
   let toHold = 0;
+  /** Actions (POST) to leave unanswered. */
+  let postsToHold = 0;
   const held: (() => void)[] = [];
 
   beforeAll(async () => {
     ctx = queueContext(await chroot.connect());
     await ensureQueueTree(ctx.zk);
     ({ bid } = await expandedBatch(ctx, [], { batchID: 'uuid-ui-retry', erc_what: 'Retry page batch' }));
-    await createJobs(ctx, bid, [objectSpec(0)]);
+    jid = (await createJobs(ctx, bid, [objectSpec(0)])).created[0]!.jid;
     app = createHttpApi(await apiDeps(ctx));
     app.addHook('onRequest', async (request, reply) => {
+      if (request.method === 'POST' && postsToHold > 0) {
+        postsToHold--;
+        await new Promise<void>((release) => held.push(release));
+        return reply.code(503).send({ error: 'UNAVAILABLE', message: 'held by the test' });
+      }
       if (!request.url.startsWith(`/batches/${bid}?`)) return;
       asked++;
       if (toHold > 0) {
@@ -95,6 +103,24 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
     expect(await page.locator('#load-error').textContent()).toBe('no answer from the server within 2 s');
     await page.locator('#batch-bulk-title').waitFor({ timeout: 30_000 });
     expect(held).toHaveLength(1); // still unanswered: the page did not wait for it
+    await page.close();
+  });
+
+  it('says an action left unanswered failed and may have been taken', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.addInitScript(() => {
+      (globalThis as { mrtqAnswerWithinMs?: number }).mrtqAnswerWithinMs = 2000;
+    });
+    await page.goto(`${base}/ui#/jobs/${jid}`);
+    await page.locator('#token-input').fill(TOKEN);
+    await page.locator('#token-input').press('Enter');
+    postsToHold = 1;
+    await page.getByRole('button', { name: 'Hold job' }).click();
+    await page.locator('#notice-text', { hasText: 'no answer' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#notice-text').textContent()).toBe(
+      'Hold job failed: no answer from the server within 2 s; it may have been taken: reload the page to see where things stand',
+    );
+    expect(postsToHold).toBe(0);
     await page.close();
   });
 });
