@@ -8,6 +8,14 @@ export function notify(kind, text) {
   notice.replaceChildren(h('p', { class: `notice--${kind}`, id: 'notice-text' }, text));
 }
 
+/**
+ * Tells that `what` did not go through: refused when the server answered no (the error carries its
+ * status), failed when no answer came (unreachable, or none within api.js's deadline).
+ */
+export function notifyNotDone(what, err) {
+  notify('error', `${what} ${err.status ? 'refused' : 'failed'}: ${err.message}`);
+}
+
 export function clearNotice() {
   document.getElementById('notice').replaceChildren();
 }
@@ -132,8 +140,7 @@ export async function runAction({ path, label, confirm, reason, done }) {
     notify('ok', `${label}: done`);
     await done?.();
   } catch (err) {
-    // Refused: the server answered no (a status); failed: no answer (unreachable, or none in time).
-    notify('error', `${label} ${err.status ? 'refused' : 'failed'}: ${err.message}`);
+    notifyNotDone(label, err);
   }
 }
 

@@ -1,4 +1,4 @@
-import { confirmAction, notify } from './actions.js';
+import { confirmAction, notify, notifyNotDone } from './actions.js';
 import { post } from './api.js';
 import { h } from './dom.js';
 
@@ -32,7 +32,7 @@ export async function runBulk({ action, label, verb, warn }, filter, scope, done
   try {
     dry = await post(`/jobs/bulk/${action}`, { ...filter, dryRun: true });
   } catch (err) {
-    notify('error', `${label} refused: ${err.message}`);
+    notifyNotDone(label, err);
     return;
   }
   const { counts, states } = dry;
@@ -64,7 +64,7 @@ export async function runBulk({ action, label, verb, warn }, filter, scope, done
       );
     await done?.();
   } catch (err) {
-    notify('error', `${label} refused: ${err.message}`);
+    notifyNotDone(label, err);
   }
 }
 

@@ -1,4 +1,4 @@
-import { notify, runAction } from './actions.js';
+import { notify, notifyNotDone, runAction } from './actions.js';
 import { getJson, post } from './api.js';
 import { h, table, when } from './dom.js';
 
@@ -70,7 +70,7 @@ function weightForm(share, refresh) {
       notify('ok', `Weight of ${share.key}: ${weight}`);
       await refresh();
     } catch (err) {
-      notify('error', `Weight of ${share.key} refused: ${err.message}`);
+      notifyNotDone(`Weight of ${share.key}`, err);
     }
   };
   return h('span', {}, input, ' ', h('button', { type: 'button', on: { click: set } }, 'Set weight'));

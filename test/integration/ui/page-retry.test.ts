@@ -1,5 +1,5 @@
-import type { FastifyInstance } from 'fastify';
-import type { Browser } from 'playwright-core';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApi } from '../../../src/http/index.js';
 import type { QueueContext } from '../../../src/queue/tree/context.js';
@@ -25,11 +25,29 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
   const refusals: number[] = [];
   /** Requests for GET /batches/<bid> so far. */
   let asked = 0;
-  /** Requests for GET /batches/<bid> to leave unanswered, and the ones left so (released at the end). */
+  /** Requests for GET /batches/<bid> to leave unanswered. */
   let toHold = 0;
   /** Actions (POST) to leave unanswered. */
   let postsToHold = 0;
+  /** The requests left unanswered so far: each answered 503 when released (at the end). */
   const held: (() => void)[] = [];
+  const leaveUnanswered = async (reply: FastifyReply) => {
+    await new Promise<void>((release) => held.push(release));
+    return reply.code(503).send({ error: 'UNAVAILABLE', message: 'held by the test' });
+  };
+  /** A page whose requests wait 2 s for their answer (the dashboard's deadline is 30 s). */
+  const pageWithShortDeadline = async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.addInitScript(() => {
+      (globalThis as { mrtqAnswerWithinMs?: number }).mrtqAnswerWithinMs = 2000;
+    });
+    return page;
+  };
+  /** Enters the API token on `page`, so its actions are sent with it. */
+  const enterToken = async (page: Page) => {
+    await page.locator('#token-input').fill(TOKEN);
+    await page.locator('#token-input').press('Enter');
+  };
 
   beforeAll(async () => {
     ctx = queueContext(await chroot.connect());
@@ -40,15 +58,13 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
     app.addHook('onRequest', async (request, reply) => {
       if (request.method === 'POST' && postsToHold > 0) {
         postsToHold--;
-        await new Promise<void>((release) => held.push(release));
-        return reply.code(503).send({ error: 'UNAVAILABLE', message: 'held by the test' });
+        return leaveUnanswered(reply);
       }
       if (!request.url.startsWith(`/batches/${bid}?`)) return;
       asked++;
       if (toHold > 0) {
         toHold--;
-        await new Promise<void>((release) => held.push(release));
-        return reply.code(503).send({ error: 'UNAVAILABLE', message: 'held by the test' });
+        return leaveUnanswered(reply);
       }
       if (refusals.length > 0) {
         const status = refusals.shift()!;
@@ -92,11 +108,7 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
   });
 
   it('gives up on a request that gets no answer, then asks again', async () => {
-    const page = await (await browser.newContext()).newPage();
-    // The dashboard's deadline for an answer (30 s), shortened for this page.
-    await page.addInitScript(() => {
-      (globalThis as { mrtqAnswerWithinMs?: number }).mrtqAnswerWithinMs = 2000;
-    });
+    const page = await pageWithShortDeadline();
     toHold = 1;
     await page.goto(`${base}/ui#/batches/${bid}`);
     await page.locator('#load-error').waitFor({ timeout: 15_000 });
@@ -107,18 +119,29 @@ describe.skipIf(browserMissing())('a dashboard page that failed to load', () => 
   });
 
   it('says an action left unanswered failed and may have been taken', async () => {
-    const page = await (await browser.newContext()).newPage();
-    await page.addInitScript(() => {
-      (globalThis as { mrtqAnswerWithinMs?: number }).mrtqAnswerWithinMs = 2000;
-    });
+    const page = await pageWithShortDeadline();
     await page.goto(`${base}/ui#/jobs/${jid}`);
-    await page.locator('#token-input').fill(TOKEN);
-    await page.locator('#token-input').press('Enter');
+    await enterToken(page);
     postsToHold = 1;
     await page.getByRole('button', { name: 'Hold job' }).click();
     await page.locator('#notice-text', { hasText: 'no answer' }).waitFor({ timeout: 15_000 });
     expect(await page.locator('#notice-text').textContent()).toBe(
       'Hold job failed: no answer from the server within 2 s; it may have been taken: reload the page to see where things stand',
+    );
+    expect(postsToHold).toBe(0);
+    await page.close();
+  });
+
+  it('says a bulk dry run left unanswered failed, without "may have been taken": it changes nothing', async () => {
+    const page = await pageWithShortDeadline();
+    await page.goto(`${base}/ui#/batches/${bid}`);
+    await page.locator('#bulk-hold').waitFor({ timeout: 30_000 });
+    await enterToken(page);
+    postsToHold = 1;
+    await page.locator('#bulk-hold').click();
+    await page.locator('#notice-text', { hasText: 'no answer' }).waitFor({ timeout: 15_000 });
+    expect(await page.locator('#notice-text').textContent()).toBe(
+      'Hold all failed: no answer from the server within 2 s',
     );
     expect(postsToHold).toBe(0);
     await page.close();
