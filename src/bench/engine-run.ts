@@ -59,7 +59,10 @@ export async function startBenchEngine(
   let firstJobCommitCpuMs: number | undefined;
   const ledger: Ledger = {
     record: (entry) => {
-      entries.push({ ...entry, at: performance.now(), requests });
+      // The fields the bench reads, in one shape (a spread of each entry cost the bench's own ledger
+      // about 2 µs a line, counted in the engine's CPU a job).
+      const { kind, item, state, version, event, to } = entry;
+      entries.push({ kind, item, state, version, event, to, at: performance.now(), requests });
       if (firstJobCommitCpuMs === undefined && entry.kind === 'commit' && entry.item.startsWith('jid'))
         firstJobCommitCpuMs = cpuMsSoFar();
     },

@@ -18,6 +18,7 @@ interface Started {
 export function historyLedger(writer: Pick<JournalWriter, 'write'>, engine: string): Ledger {
   const starts = new Map<string, Started>();
   const keyOf = (entry: LedgerEntry): string => `${entry.item}@${entry.version ?? ''}`;
+  const iso = isoFormatter();
   return {
     record(entry) {
       if (entry.kind === 'start') {
@@ -27,22 +28,44 @@ export function historyLedger(writer: Pick<JournalWriter, 'write'>, engine: stri
       const key = keyOf(entry);
       const start = starts.get(key);
       starts.delete(key);
-      const line: HistoryEntry = {
-        at: new Date().toISOString(),
+      // Properties assigned in the line's order, each only when present (no object spread a line).
+      const line = {
+        at: iso(Date.now()),
         item: entry.item,
         state: entry.state,
         outcome: entry.kind === 'commit' ? 'committed' : 'discarded',
-        ...(entry.to !== undefined ? { to: entry.to } : {}),
-        ...(entry.event !== undefined ? { event: entry.event } : {}),
-        ...(start
-          ? { started: new Date(start.wall).toISOString(), ms: Math.round(performance.now() - start.t) }
-          : {}),
-        engine,
-        ...(entry.reason !== undefined ? { reason: entry.reason } : {}),
-        ...(entry.message !== undefined ? { message: entry.message } : {}),
-        ...(entry.detail !== undefined ? { detail: entry.detail } : {}),
-      };
+      } as HistoryEntry;
+      if (entry.to !== undefined) line.to = entry.to;
+      if (entry.event !== undefined) line.event = entry.event;
+      if (start) {
+        line.started = iso(start.wall);
+        line.ms = Math.round(performance.now() - start.t);
+      }
+      line.engine = engine;
+      if (entry.reason !== undefined) line.reason = entry.reason;
+      if (entry.message !== undefined) line.message = entry.message;
+      if (entry.detail !== undefined) line.detail = entry.detail;
       writer.write(line);
     },
+  };
+}
+
+/**
+ * Date.now() values as ISO 8601, the last two remembered: an engine ends many steps in one
+ * millisecond, and formatting a date is most of what a history line costs.
+ */
+function isoFormatter(): (ms: number) => string {
+  let lastMs = Number.NaN;
+  let last = '';
+  let beforeMs = Number.NaN;
+  let before = '';
+  return (ms) => {
+    if (ms === lastMs) return last;
+    if (ms === beforeMs) return before;
+    beforeMs = lastMs;
+    before = last;
+    lastMs = ms;
+    last = new Date(ms).toISOString();
+    return last;
   };
 }

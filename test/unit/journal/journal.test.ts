@@ -47,6 +47,39 @@ describe('journal files', () => {
       for (const line of readFileSync(join(dir, name), 'utf8').trim().split('\n')) JSON.parse(line);
   });
 
+  it('buffered: lines written before a new day or part are in the file before it, and all are written by close', async () => {
+    let now = new Date('2026-11-27T23:59:59.000Z');
+    const writer = new JournalWriter({
+      dir,
+      kind: 'history',
+      writer: 'e1',
+      sync: false,
+      maxBytes: 200,
+      log,
+      now: () => now,
+    });
+    writer.write({ at: '2026-11-27T23:59:59.000Z', n: 0 });
+    now = new Date('2026-11-28T00:00:01.000Z');
+    (writer as unknown as { nextDayAt: number }).nextDayAt = 0; // the day is asked at the next line
+    for (let n = 1; n <= 9; n += 1)
+      writer.write({ at: `2026-11-28T00:00:0${n}.000Z`, n, pad: 'x'.repeat(40) });
+    await new Promise((resolve) => setImmediate(resolve));
+    writer.write({ at: '2026-11-28T00:00:10.000Z', n: 10 });
+    await writer.close();
+    const names = readdirSync(dir).sort();
+    expect(readFileSync(join(dir, journalFileName('history', '2026-11-27', 'e1', 0)), 'utf8')).toBe(
+      '{"at":"2026-11-27T23:59:59.000Z","n":0}\n',
+    );
+    expect(names.length).toBeGreaterThanOrEqual(5); // 200 bytes are 2-3 lines of these
+    const all = await readJournal<{ at: string; n: number }>([dir], 'history');
+    expect(all.entries.map((e) => e.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    for (const name of names) {
+      const text = readFileSync(join(dir, name), 'utf8');
+      expect(Buffer.byteLength(text)).toBeLessThanOrEqual(200);
+      for (const line of text.trim().split('\n')) JSON.parse(line);
+    }
+  });
+
   it('reads only the days asked for, the newest within a limit, and passes over a cut line', async () => {
     const lines = (day: string, count: number): string =>
       Array.from({ length: count }, (_, i) =>
