@@ -27,6 +27,8 @@ export interface PayloadResult {
   rss_mb_peak: number;
   /** Seconds summed over the jobs' steps, and steps, per job state. */
   steps: StepTotals;
+  /** Objects of the payload ingested first through the same service, not counted (0: none). */
+  warm_up_objects: number;
 }
 
 export type Targets = Record<string, { target: string; value: number; met: boolean }>;
@@ -95,6 +97,12 @@ export function formatPayloadProfile(r: PayloadProfileResult): string {
     '',
     `  ${'payload'.padEnd(17)}${'server'.padEnd(11)}${'what'.padEnd(38)}${'limit s (fsync)'.padEnd(18)}${pad('engine s', 8)}${'  ratio (durable)'.padEnd(17)}${pad('MB/s', 8)}${pad('files/s', 9)}${pad('objs/s', 9)}${pad('CPU s', 7)}${pad('RSS MB', 7)}`,
     ...r.rows.map(rowLine),
+    ...r.rows
+      .filter((row) => row.warm_up_objects > 0)
+      .map(
+        (row) =>
+          `  ${row.name} (${row.server_kind}): ${row.warm_up_objects} objects of it ingested first through the same service, not counted`,
+      ),
     '',
     '  where the engine spent its time (seconds summed over jobs per state, and steps):',
     ...r.rows.map(stepsLine),
