@@ -11,8 +11,11 @@ import type { AccessSteps, BatchSteps, JobStepSet } from '../steps/contracts.js'
 
 /** A reserved slot for a job kept locked across a transition (see EngineDeps.handOver). */
 export interface HandOver {
-  /** The commit kept the lock: run the job's next step in the slot. */
-  accept(job: AcquiredJob): void;
+  /**
+   * The commit kept the lock: run the job's next step in the slot. `signal` is the step's own: the
+   * next step runs under it too while it is not aborted (see Consumer.start).
+   */
+  accept(job: AcquiredJob, signal?: AbortSignal): void;
   /** The commit did not happen (or released the lock): give the slot back. */
   cancel(): void;
 }

@@ -499,7 +499,7 @@ export class Engine {
     if (!consumer?.reserve(refName)) return undefined;
     return {
       // Stopped or paused between the reservation and the commit: the consumer gives it back.
-      accept: (job) => void consumer.adopt(job),
+      accept: (job, signal) => void consumer.adopt(job, signal),
       cancel: () => consumer.unreserve(),
     };
   }

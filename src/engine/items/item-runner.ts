@@ -48,9 +48,14 @@ export interface ItemDescriptor<
   /**
    * The event that takes a waiting item into work, committed before any step (a pending batch:
    * acquired, or held when its collection is on hold); `ends` when the item's work here ends
-   * with it. Undefined when the item is already in work.
+   * with it. Undefined when the item is already in work. `signal` is the item's work's (a job
+   * handed over by its take carries it to its next state's step).
    */
-  take?(deps: EngineDeps, held: H): { event: E; ends: boolean; commit: ItemCommit<H, R> } | undefined;
+  take?(
+    deps: EngineDeps,
+    held: H,
+    signal: AbortSignal,
+  ): { event: E; ends: boolean; commit: ItemCommit<H, R> } | undefined;
   /** The item held with the record a commit left. */
   with(held: H, record: R): H;
   /** The step the item's state runs. */
@@ -70,7 +75,7 @@ export async function runItem<H extends HeldItem, R extends ItemStatus, E extend
   signal: AbortSignal,
 ): Promise<R | undefined> {
   let held = acquired;
-  const take = item.take?.(deps, held);
+  const take = item.take?.(deps, held, signal);
   if (take) {
     const taken = await commitItem(deps, item, take.commit.held, take.event, take.commit.attempt);
     if (!taken || take.ends) return taken;

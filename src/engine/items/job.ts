@@ -39,12 +39,12 @@ export const jobItem: ItemDescriptor<AcquiredJob, JobRecord, EventObject> = {
   id: (job) => job.jobId,
   load: (queue, job) => loadJob(queue, job.jobId),
   with: (held, job) => ({ ...held, job }),
-  take: (deps, held) => {
+  take: (deps, held, signal) => {
     if (held.job.status !== deps.queue.lifecycle.initial) return undefined;
     const collection = held.job.configuration.collection;
     const onHold = collection !== undefined && deps.heldCollections().has(collection);
     const event = { type: onHold ? 'job.held' : 'job.acquired' };
-    return { event, ends: true, commit: commitOf(deps, held, event, {}) };
+    return { event, ends: true, commit: commitOf(deps, held, event, {}, signal) };
   },
   step: jobStep,
 };
@@ -135,7 +135,7 @@ function jobStep(
       });
     },
     commit: (event) =>
-      commitOf(deps, held, event, { ...writes, retry: failure?.record }, next, () =>
+      commitOf(deps, held, event, { ...writes, retry: failure?.record }, signal, next, () =>
         historyDetail(held.job, notes, writes, failure),
       ),
     after: async (event, committed) => {
@@ -182,13 +182,15 @@ function plannedOrNext(
 
 /**
  * The commit of `event`. When the job's next state has a slot in this process, the commit keeps
- * the lock and hands the job over; a commit that fails gives the slot back.
+ * the lock and hands the job over, with the step's `signal` (its next step runs under it); a
+ * commit that fails gives the slot back.
  */
 function commitOf(
   deps: EngineDeps,
   acquired: AcquiredJob,
   event: EventObject,
   writes: StepWrites & Pick<JobCommitOptions, 'retry'>,
+  signal: AbortSignal | undefined,
   next?: PlannedNext,
   detail?: () => Readonly<Record<string, unknown>> | undefined,
 ): ItemCommit<AcquiredJob, JobRecord> {
@@ -209,7 +211,10 @@ function commitOf(
         committed: async (to, settled) => {
           if (!settled && handOver) {
             if (to.attempts) markOnRelease(deps, lock, to.jobId, to.attempts);
-            handOver.accept({ job: to, lock, ref: jobRef(to.status, to.priority, to.jobId), attempt });
+            handOver.accept(
+              { job: to, lock, ref: jobRef(to.status, to.priority, to.jobId), attempt },
+              signal,
+            );
           }
           // Applied with the lock kept for a hand-over that did not happen (cancelled): let it go.
           else if (handOver) await releaseEventually(deps.queue, lock);

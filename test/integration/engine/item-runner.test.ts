@@ -30,8 +30,11 @@ const runAccessRequest = (
 ) => runItem(deps, accessItem(steps), acquired, signal);
 
 /** A pending job taken as the engine's pending consumer takes it: resolves with the state committed. */
-const takePendingJob = async (deps: EngineDeps, acquired: AcquiredJob): Promise<string | undefined> =>
-  (await runItem(deps, jobItem, acquired, AbortSignal.timeout(10_000)))?.status;
+const takePendingJob = async (
+  deps: EngineDeps,
+  acquired: AcquiredJob,
+  signal = AbortSignal.timeout(10_000),
+): Promise<string | undefined> => (await runItem(deps, jobItem, acquired, signal))?.status;
 const simulated = createSimulatedSteps();
 
 let ctx: QueueContext;
@@ -199,13 +202,14 @@ describe('a job commit that keeps the lock for a hand-over, through the item run
     return slot;
   }
 
-  it('hands the job over with its lock when the commit is answered', async () => {
+  it('hands the job over with its lock, and the signal it ran under, when the commit is answered', async () => {
     const acquired = await pendingJob(ctx);
     const { deps, ledger } = depsFor();
     const slot = handOverTo(deps);
-    expect(await takePendingJob(deps, acquired)).toBe('estimating');
+    const signal = AbortSignal.timeout(10_000);
+    expect(await takePendingJob(deps, acquired, signal)).toBe('estimating');
     expect(slot.offered).toEqual(['estimating']);
-    expect(slot.accept).toHaveBeenCalledWith(expect.objectContaining({ lock: acquired.lock }));
+    expect(slot.accept).toHaveBeenCalledWith(expect.objectContaining({ lock: acquired.lock }), signal);
     expect(slot.cancel).not.toHaveBeenCalled();
     expect(ledger).toMatchObject([{ kind: 'commit', item: acquired.job.jobId, to: 'estimating' }]);
     expect(await lockExists(acquired)).toBe(true);

@@ -275,6 +275,63 @@ describe('the consumer', () => {
     expect(acquired).toEqual(['05-jid1', '05-jid2']);
   });
 
+  it("runs a handed-over item under its step's own signal while that is not aborted, else a new one", async () => {
+    const made = () => {
+      const signals = new Map<string, AbortSignal>();
+      const finish = new Map<string, () => void>();
+      const consumer = plainConsumer({
+        limit: 1,
+        acquire: (candidates, skip) => Promise.resolve(candidates.find((c) => !skip(c))),
+        work: (id, signal) => {
+          signals.set(id, signal);
+          return new Promise((resolve) => finish.set(id, () => resolve('moved')));
+        },
+        giveBack: () => undefined,
+      });
+      return { consumer, signals, finish };
+    };
+    const first = made();
+    const next = made();
+    first.consumer.offer(['05-jid1']);
+    await tick();
+    const one = first.signals.get('05-jid1')!;
+    // jid1's step hands it over with its signal: the next state's step runs under the same one.
+    next.consumer.reserve('05-jid1');
+    next.consumer.adopt('05-jid1', one);
+    expect(next.signals.get('05-jid1')).toBe(one);
+    first.finish.get('05-jid1')!();
+    // Waiting for a slot first, then started: still the one it came with.
+    first.consumer.offer(['05-jid2']);
+    await tick();
+    const two = first.signals.get('05-jid2')!;
+    expect(two).not.toBe(one);
+    next.consumer.reserve('05-jid2');
+    next.consumer.adopt('05-jid2', two);
+    expect(next.signals.has('05-jid2')).toBe(false);
+    next.finish.get('05-jid1')!();
+    await tick();
+    expect(next.signals.get('05-jid2')).toBe(two);
+    // A lost session aborts it through the consumer now running its item.
+    next.consumer.abortAll('session expired');
+    expect(two.aborted).toBe(true);
+    expect(one.aborted).toBe(false); // jid1's work has ended everywhere
+    // An aborted signal, or one no consumer made, is not carried on.
+    next.finish.get('05-jid2')!();
+    await tick();
+    const elsewhere = new AbortController().signal;
+    for (const [jid, given] of [
+      ['05-jid3', two],
+      ['05-jid4', elsewhere],
+    ] as const) {
+      next.consumer.reserve(jid);
+      next.consumer.adopt(jid, given);
+      expect(next.signals.get(jid)).not.toBe(given);
+      expect(next.signals.get(jid)!.aborted).toBe(false);
+      next.finish.get(jid)!();
+      await tick();
+    }
+  });
+
   it('gives a waiting item back after HAND_OVER_WAIT_MS, and when stopped, paused or aborted', async () => {
     vi.useFakeTimers();
     try {
