@@ -94,7 +94,10 @@ export class Consumer<A> {
    * with the timer that gives it back. At most `limit` wait: a full pipeline stage then takes the
    * next item from its predecessor without a lock released and taken again.
    */
-  private readonly waiting = new Map<string, { item: A; timer: NodeJS.Timeout; carried?: AbortSignal }>();
+  private readonly waiting = new Map<
+    string,
+    { item: A; timer: NodeJS.Timeout; carried: AbortSignal | undefined }
+  >();
   /** Acquisitions under way (each holds a slot until it ends) and the candidates they try. */
   private acquiring = 0;
   private readonly acquisitions = new Set<Promise<void>>();
@@ -224,7 +227,7 @@ export class Consumer<A> {
       this.poke();
       this.spec.roomChanged?.();
     }, HAND_OVER_WAIT_MS);
-    this.waiting.set(id, { item, timer, ...(carried ? { carried } : {}) });
+    this.waiting.set(id, { item, timer, carried });
     this.updateDemand();
   }
 

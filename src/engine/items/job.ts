@@ -190,7 +190,7 @@ function commitOf(
   acquired: AcquiredJob,
   event: EventObject,
   writes: StepWrites & Pick<JobCommitOptions, 'retry'>,
-  signal: AbortSignal | undefined,
+  signal: AbortSignal,
   next?: PlannedNext,
   detail?: () => Readonly<Record<string, unknown>> | undefined,
 ): ItemCommit<AcquiredJob, JobRecord> {
